@@ -1,0 +1,51 @@
+"""metricopt: metric-constrained LP/QP relaxations for graph clustering, at scale.
+
+Read a graph, build a relaxation, solve it with one of several backends, round it into a
+clustering or cut, and report a certified approximation ratio::
+
+    >>> import metricopt
+    >>> g = metricopt.read_graph("karate")
+    >>> problem = metricopt.build_problem("cc", g)
+    >>> result = metricopt.solve(problem, method="highs")
+    >>> rounding = metricopt.round_solution(problem, result.x, seed=0)
+    >>> bool(rounding.objective >= result.lower_bound)
+    True
+
+Public names are imported on first use, so ``import metricopt`` stays fast and does not
+compile numba kernels or load native solver libraries until they are needed.
+"""
+
+import importlib
+
+__version__ = "0.1.0"
+
+_LAZY = {
+    "read_graph": "metricopt.io",
+    "build_problem": "metricopt.problems",
+    "MetricProblem": "metricopt.problems",
+    "solve": "metricopt.solvers",
+    "available_solvers": "metricopt.solvers",
+    "registered_solvers": "metricopt.solvers",
+    "round_solution": "metricopt.rounding",
+    "evaluate": "metricopt.rounding",
+    "Graph": "metricopt.graph",
+    "Dissimilarity": "metricopt.graph",
+    "SolveResult": "metricopt.result",
+    "Status": "metricopt.result",
+}
+
+__all__ = ["__version__", *_LAZY]
+
+
+def __getattr__(name):
+    try:
+        module = _LAZY[name]
+    except KeyError:
+        raise AttributeError(f"module 'metricopt' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(__all__)

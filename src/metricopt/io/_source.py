@@ -1,0 +1,104 @@
+"""Locating input files and reading their bytes (plain or gzip-compressed)."""
+
+import gzip
+import zlib
+from pathlib import Path
+
+from metricopt.exceptions import InputError, InvalidParameterError
+
+__all__ = ["resolve_source", "read_bytes", "decode_text", "base_name", "format_suffix"]
+
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def resolve_source(source, bundled):
+    """Turn ``source`` into an existing file path.
+
+    Parameters
+    ----------
+    source : str or os.PathLike
+        A path, or the name of a bundled dataset.
+    bundled : callable
+        ``bundled(name)`` returns the path of a bundled dataset, or ``None`` when there
+        is no dataset of that name.
+
+    Returns
+    -------
+    path : pathlib.Path
+    dataset : str or None
+        The dataset name when ``source`` named a bundled dataset.
+    """
+    if not isinstance(source, (str, Path)) and not hasattr(source, "__fspath__"):
+        raise InvalidParameterError(
+            f"The 'source' parameter of read_graph must be a path or a dataset name. "
+            f"Got {source!r} instead."
+        )
+    path = Path(source)
+    if path.exists():
+        _check_is_file(path)
+        return path, None
+    found = bundled(str(source))
+    if found is not None:
+        return Path(found), str(source)
+    raise InputError(f"File not found: {source}")
+
+
+def _check_is_file(path):
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory, not a file")
+
+
+def read_bytes(path):
+    """Read a file's bytes, decompressing gzip data.
+
+    A ``.gz`` suffix requires gzip data; gzip data under another name is decompressed
+    too (it is recognised by its magic bytes).
+
+    Returns
+    -------
+    data : bytes
+    gzipped : bool
+    """
+    _check_is_file(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read file ({exc.strerror or exc})") from None
+    gzipped = data[:2] == _GZIP_MAGIC
+    if path.suffix.lower() == ".gz" and not gzipped:
+        raise InputError(f"{path}: not a gzip file")
+    if gzipped:
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error):
+            raise InputError(f"{path}: corrupt or truncated gzip data") from None
+    return data, gzipped
+
+
+def decode_text(data, path):
+    """Decode the bytes of a text file (UTF-8, optional byte-order mark)."""
+    if b"\x00" in data[:65536]:
+        raise InputError(f"{path}: binary file, not a text file")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: not UTF-8 text (bad byte at offset {exc.start})") from None
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text
+
+
+def _strip_gz(path):
+    name = Path(path).name
+    return name[:-3] if name.lower().endswith(".gz") else name
+
+
+def format_suffix(path):
+    """The lower-case suffix that names the format, after removing ``.gz``."""
+    return Path(_strip_gz(path)).suffix.lower()
+
+
+def base_name(path):
+    """The file name without ``.gz`` and without its format suffix."""
+    stem = Path(_strip_gz(path))
+    return stem.stem if stem.suffix else stem.name

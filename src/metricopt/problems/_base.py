@@ -1,0 +1,223 @@
+"""The solver-free description of a metric-constrained relaxation."""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ._pairs import n_pairs, pair_arrays
+
+__all__ = ["MetricProblem", "PROBLEM_KINDS", "STRUCTURES"]
+
+PROBLEM_KINDS = {
+    "cc": "correlation clustering",
+    "sc": "sparsest cut (Leighton-Rao)",
+    "mn": "metric nearness",
+    "cd": "cluster deletion",
+}
+
+STRUCTURES = {
+    "dense": "all pairs of K_n; triangle inequalities x_ij <= x_ik + x_kj",
+    "sparse": "the graph's pairs only; cycle inequalities of MET(G)",
+    "edges": "edges only; triangle inequalities on the graph's triangles, x_ik + x_jk >= 1 on open wedges",
+}
+
+
+@dataclass(eq=False)
+class MetricProblem:
+    """A metric-constrained LP or QP over pair variables ``x``.
+
+    Objective (``objective`` selects the form)::
+
+        linear:  cost @ x + constant
+        l1:      sum(weights * |x - target|) + constant
+        l2:      sum(weights * (x - target)**2) + constant
+
+    subject to ``lower <= x <= upper``, ``sum(x) == sum_value`` when it is not
+    ``None`` (sparsest cut), and the metric constraints of ``structure``:
+
+    ``"dense"``
+        Variables are all pairs ``i < j`` in packed order (see ``problems._pairs``);
+        constraints are the ``3 * C(n, 3)`` triangle inequalities (never stored).
+    ``"sparse"``
+        Variables are the graph's pairs ``pairs[v] = (i, j)``; constraints are the cycle
+        inequalities of MET(G): ``x_e <= sum of x over the rest of any cycle through e``
+        (exponentially many; separated by shortest paths).
+    ``"edges"``
+        Cluster deletion: variables are the edges ``pairs[v]``; for every triangle row
+        ``(a, b, c)`` of ``triangles`` the three inequalities ``x_a <= x_b + x_c``,
+        ``x_b <= x_a + x_c``, ``x_c <= x_a + x_b``; for every wedge row ``(a, b)`` of
+        ``wedges`` the inequality ``x_a + x_b >= 1``.
+
+    Attributes
+    ----------
+    kind : {"cc", "sc", "mn", "cd"}
+    n : int
+        Number of nodes.
+    labels : ndarray of shape (n,), dtype object
+        Original node labels.
+    structure : {"dense", "sparse", "edges"}
+    objective : {"linear", "l1", "l2"}
+    cost, weights, target : ndarray of shape (n_variables,) or None
+    constant : float
+    lower, upper : float
+        Bounds applied to every variable (``-inf`` / ``inf`` when absent).
+    sum_value : float or None
+    pairs : ndarray of shape (n_variables, 2) or None
+        Node pairs of the variables (``None`` for dense problems: implicit packed order).
+    triangles : ndarray of shape (t, 3) or None
+    wedges : ndarray of shape (w, 2) or None
+    graph : Graph or None
+        The graph the problem was built from (rounding and reports use it).
+    params : dict
+        The builder's parameters, recorded in reports.
+    name : str
+    """
+
+    kind: str
+    n: int
+    labels: np.ndarray
+    structure: str
+    objective: str
+    cost: np.ndarray | None = None
+    weights: np.ndarray | None = None
+    target: np.ndarray | None = None
+    constant: float = 0.0
+    lower: float = 0.0
+    upper: float = np.inf
+    sum_value: float | None = None
+    pairs: np.ndarray | None = None
+    triangles: np.ndarray | None = None
+    wedges: np.ndarray | None = None
+    graph: object = None
+    params: dict = field(default_factory=dict)
+    name: str = "problem"
+
+    # ------------------------------------------------------------------ sizes
+    @property
+    def n_variables(self):
+        """Number of pair variables."""
+        if self.structure == "dense":
+            return n_pairs(self.n)
+        return int(self.pairs.shape[0])
+
+    @property
+    def is_qp(self):
+        """True for problems that are already quadratic (metric nearness, p = 2)."""
+        return self.objective == "l2"
+
+    def constraint_families(self):
+        """Describe the constraint families without materialising them.
+
+        Returns
+        -------
+        list of dict
+            Each with ``name``, ``count`` (``None`` when exponential: cycle
+            inequalities) and ``description``.
+        """
+        n = self.n
+        fams = []
+        if self.structure == "dense":
+            fams.append(
+                dict(name="triangle", count=3 * (n * (n - 1) * (n - 2) // 6),
+                     description="x_ij <= x_ik + x_kj for all i, j, k")
+            )
+        elif self.structure == "sparse":
+            fams.append(
+                dict(name="cycle", count=None,
+                     description="x_e <= sum of the other edges of any cycle through e (MET(G))")
+            )
+        else:
+            fams.append(
+                dict(name="triangle", count=3 * len(self.triangles),
+                     description="x_ij <= x_ik + x_jk on every triangle of G")
+            )
+            fams.append(
+                dict(name="wedge", count=len(self.wedges),
+                     description="x_ik + x_jk >= 1 on every open wedge i-k-j")
+            )
+        if self.sum_value is not None:
+            fams.append(dict(name="sum", count=1, description=f"sum of x = {self.sum_value:g}"))
+        if np.isfinite(self.lower) or np.isfinite(self.upper):
+            fams.append(
+                dict(name="bounds", count=self.n_variables,
+                     description=f"{self.lower:g} <= x <= {self.upper:g}")
+            )
+        return fams
+
+    @property
+    def n_constraints(self):
+        """Number of metric and linear constraint rows (``None`` for cycle families).
+
+        Variable bounds are not counted.
+        """
+        total = 0
+        for fam in self.constraint_families():
+            if fam["name"] == "bounds":
+                continue
+            if fam["count"] is None:
+                return None
+            total += fam["count"]
+        return total
+
+    # ------------------------------------------------------------- variables
+    def pair_nodes(self):
+        """Arrays ``(i, j)`` of the node pairs of all variables."""
+        if self.structure == "dense":
+            return pair_arrays(self.n)
+        return self.pairs[:, 0], self.pairs[:, 1]
+
+    def objective_value(self, x):
+        """Objective value of ``x``.
+
+        Parameters
+        ----------
+        x : ndarray of shape (n_variables,)
+
+        Returns
+        -------
+        float
+        """
+        x = np.asarray(x, dtype=np.float64)
+        if self.objective == "linear":
+            return float(self.cost @ x + self.constant)
+        if self.objective == "l1":
+            return float(self.weights @ np.abs(x - self.target) + self.constant)
+        return float(self.weights @ np.square(x - self.target) + self.constant)
+
+    def max_violation(self, x):
+        """Largest violation of any constraint (metric, sum and bounds) by ``x``.
+
+        Triangle families are scanned in O(n^3) time without storing them; cycle
+        inequalities are checked exactly by shortest paths.
+        """
+        from ._cycles import max_cycle_violation
+        from ._triangles import max_triangle_violation
+
+        x = np.asarray(x, dtype=np.float64)
+        worst = 0.0
+        if x.size:
+            if np.isfinite(self.lower):
+                worst = max(worst, float(np.max(self.lower - x)))
+            if np.isfinite(self.upper):
+                worst = max(worst, float(np.max(x - self.upper)))
+        if self.sum_value is not None:
+            worst = max(worst, abs(float(x.sum()) - self.sum_value))
+        if self.structure == "dense":
+            worst = max(worst, max_triangle_violation(x, self.n))
+        elif self.structure == "sparse":
+            worst = max(worst, max_cycle_violation(x, self.n, self.pairs))
+        else:
+            if len(self.triangles):
+                a, b, c = (x[self.triangles[:, t]] for t in range(3))
+                worst = max(worst, float(np.max(a - b - c)), float(np.max(b - a - c)),
+                            float(np.max(c - a - b)))
+            if len(self.wedges):
+                worst = max(worst, float(np.max(1.0 - x[self.wedges[:, 0]] - x[self.wedges[:, 1]])))
+        return max(worst, 0.0)
+
+    def __repr__(self):
+        ncons = self.n_constraints
+        cons = "cycle family" if ncons is None else f"{ncons} constraints"
+        return (f"MetricProblem(kind={self.kind!r}, name={self.name!r}, n={self.n}, "
+                f"structure={self.structure!r}, objective={self.objective!r}, "
+                f"{self.n_variables} variables, {cons})")

@@ -1,0 +1,50 @@
+"""Parameter checks shared by the problem builders."""
+
+import numbers
+
+import numpy as np
+
+from ..exceptions import InputError, InvalidParameterError
+from ..graph import Dissimilarity, Graph
+
+__all__ = ["check_graph", "check_real", "check_choice"]
+
+
+def check_graph(graph, what):
+    """Raise unless ``graph`` is a :class:`Graph` with at least two nodes and one edge."""
+    if isinstance(graph, Dissimilarity):
+        raise InputError(f"{what} needs a graph, not a dissimilarity matrix")
+    if not isinstance(graph, Graph):
+        raise InvalidParameterError(
+            f"The 'graph' parameter of {what} must be a metricopt Graph. Got {type(graph).__name__} instead."
+        )
+    if graph.n < 2 or graph.m < 1:
+        raise InputError(f"{what} needs a graph with at least two nodes and one edge")
+    return graph
+
+
+def check_real(value, name, caller, *, low=None, high=None, low_open=False, high_open=False):
+    """Check a real parameter against an interval; sklearn-style message."""
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value)
+    if ok and low is not None:
+        ok = value > low if low_open else value >= low
+    if ok and high is not None:
+        ok = value < high if high_open else value <= high
+    if not ok:
+        lo = "-inf" if low is None else f"{low:g}"
+        hi = "inf" if high is None else f"{high:g}"
+        interval = f"{'(' if low_open or low is None else '['}{lo}, {hi}{')' if high_open or high is None else ']'}"
+        raise InvalidParameterError(
+            f"The {name!r} parameter of {caller} must be a float in the range {interval}. Got {value!r} instead."
+        )
+    return float(value)
+
+
+def check_choice(value, name, caller, choices):
+    """Check a string option against a closed set."""
+    if value not in choices:
+        opts = ", ".join(repr(c) for c in choices)
+        raise InvalidParameterError(
+            f"The {name!r} parameter of {caller} must be one of {opts}. Got {value!r} instead."
+        )
+    return value

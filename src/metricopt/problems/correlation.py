@@ -1,0 +1,86 @@
+"""Correlation-clustering LP relaxation (V eq. 3-5)."""
+
+import numpy as np
+
+from .._memory import check_memory
+from ._base import MetricProblem
+from ._checks import check_choice, check_graph, check_real
+from ._pairs import n_pairs, pair_index
+from .jaccard import jaccard_signed_weights
+
+__all__ = ["correlation_clustering"]
+
+_CALLER = "correlation_clustering"
+WEIGHT_MODES = ("auto", "jaccard", "unit", "signed")
+
+
+def correlation_clustering(graph, *, weights="auto", delta=0.05, epsilon=0.01, max_memory=None):
+    """Build the correlation-clustering LP relaxation of a graph.
+
+    ``min sum_ij w_ij |x_ij - d_ij|`` subject to ``x`` being a (semi)metric with
+    ``0 <= x <= 1``, where ``d_ij = 1`` for dissimilar pairs and 0 for similar ones.
+
+    Parameters
+    ----------
+    graph : Graph
+    weights : {"auto", "jaccard", "unit", "signed"}, default="auto"
+        ``"jaccard"``: every pair weighted by the Wang et al. Jaccard transform (dense;
+        see :func:`jaccard_signed_weights`); ``"unit"``: +1 on edges, -1 on non-edges
+        (cluster editing; dense); ``"signed"``: the graph's own signed edge weights,
+        absent pairs weigh 0, so only the edges are variables and the constraints are
+        the cycle inequalities of MET(G) (sparse). ``"auto"`` is ``"signed"`` when the
+        graph has a negative weight, else ``"jaccard"``.
+    delta, epsilon : float
+        Parameters of the Jaccard transform (defaults 0.05 and 0.01, as in V §8.4).
+    max_memory : int or None
+        Bytes allowed for the dense weight vectors (default: what the machine has).
+
+    Returns
+    -------
+    MetricProblem
+
+    References
+    ----------
+    .. [1] Veldt, N., Gleich, D. F., Wirth, A., & Saunderson, J. (2019). Metric-constrained
+           optimization for graph clustering algorithms. SIAM J. Math. Data Sci. 1(2),
+           333-355. https://doi.org/10.1137/18M1217152
+    """
+    check_graph(graph, _CALLER)
+    check_choice(weights, "weights", _CALLER, WEIGHT_MODES)
+    delta = check_real(delta, "delta", _CALLER, low=-1.0, high=1.0, low_open=True, high_open=True)
+    epsilon = check_real(epsilon, "epsilon", _CALLER, low=0.0)
+    mode = weights
+    if mode == "auto":
+        mode = "signed" if graph.is_signed else "jaccard"
+    params = dict(weights=mode)
+    if mode == "signed":
+        if graph.weights is None:
+            raise _unsigned_error()
+        w = np.abs(graph.weights)
+        d = (graph.weights < 0).astype(np.float64)
+        return MetricProblem(
+            kind="cc", n=graph.n, labels=graph.labels, structure="sparse", objective="l1",
+            weights=w, target=d, lower=0.0, upper=1.0, pairs=graph.edges.copy(),
+            graph=graph, params=params, name=graph.name,
+        )
+
+    npairs = n_pairs(graph.n)
+    check_memory(3 * 8 * npairs, f"correlation clustering with {mode} weights on {graph.n} nodes "
+                 f"({npairs} pair variables)", max_memory)
+    if mode == "jaccard":
+        w, d = jaccard_signed_weights(graph, delta=delta, epsilon=epsilon)
+        params.update(delta=delta, epsilon=epsilon)
+    else:
+        w = np.ones(npairs)
+        d = np.ones(npairs)
+        d[pair_index(graph.edges[:, 0], graph.edges[:, 1], graph.n)] = 0.0
+    return MetricProblem(
+        kind="cc", n=graph.n, labels=graph.labels, structure="dense", objective="l1",
+        weights=w, target=d, lower=0.0, upper=1.0, graph=graph, params=params, name=graph.name,
+    )
+
+
+def _unsigned_error():
+    from ..exceptions import InputError
+
+    return InputError("weights='signed' needs a signed edge list (u v weight), but the graph has no weights")

@@ -1,0 +1,163 @@
+"""One dispatcher, one result type, a registry of backends in preference order.
+
+>>> import metricopt
+>>> g = metricopt.read_graph("karate")
+>>> res = metricopt.solve(metricopt.build_problem("cc", g, weights="unit"), method="highs")
+>>> round(res.fun, 6)
+38.5
+"""
+
+import importlib
+import time
+import warnings
+
+import numpy as np
+
+from ..exceptions import (
+    InvalidParameterError,
+    MetricOptWarning,
+    SolverNotAvailableError,
+    UnsupportedProblemError,
+)
+from ..result import STATUS_MESSAGES, SolveResult, Status
+from ._base import COMMON_OPTIONS, Solver
+
+__all__ = ["solve", "get_solver", "available_solvers", "registered_solvers", "choose_method",
+           "Solver", "SOLVER_SPECS"]
+
+#: Backends in preference order: name -> (module, class). Imported on first use so that
+#: listing the solvers does not import numba kernels or native libraries.
+SOLVER_SPECS = {
+    "highs": ("metricopt.solvers.highs", "HighsSolver"),
+    "highs-lazy": ("metricopt.solvers.highs", "HighsLazySolver"),
+}
+
+_INSTANCES = {}
+
+
+def registered_solvers():
+    """Names of every registered backend, in preference order."""
+    return list(SOLVER_SPECS)
+
+
+def get_solver(method):
+    """The :class:`Solver` registered under ``method`` (case-insensitive), or an instance."""
+    if isinstance(method, Solver):
+        return method
+    if not isinstance(method, str):
+        raise InvalidParameterError(
+            f"The 'method' parameter of solve must be a str among {registered_solvers()} or a Solver. "
+            f"Got {method!r} instead."
+        )
+    name = method.lower()
+    if name not in SOLVER_SPECS:
+        raise InvalidParameterError(
+            f"Unknown method {method!r}; choose one of: auto, {', '.join(SOLVER_SPECS)}"
+        )
+    if name not in _INSTANCES:
+        module, cls = SOLVER_SPECS[name]
+        _INSTANCES[name] = getattr(importlib.import_module(module), cls)()
+    return _INSTANCES[name]
+
+
+def available_solvers():
+    """Names of the registered backends whose dependencies are installed."""
+    return [name for name in SOLVER_SPECS if get_solver(name).is_available()]
+
+
+def choose_method(problem, *, max_memory=None):
+    """Pick a backend for ``problem`` and say why.
+
+    Returns
+    -------
+    method : str
+    reason : str
+    """
+    from .._memory import available_memory
+
+    budget = available_memory() if max_memory is None else max_memory
+    ncons = problem.n_constraints
+    exact = get_solver("highs")
+    need = exact.estimate_memory(problem)
+    if ncons is not None and need is not None and need <= budget and ncons <= 2_000_000:
+        return "highs", f"{ncons} constraints fit the exact LP (about {need / 2**30:.2f} GiB)"
+    return "highs-lazy", (
+        "the full constraint matrix is too large for the exact LP; adding violated constraints lazily"
+    )
+
+
+def solve(problem, method=None, *, callback=None, **options):
+    """Solve a metric-constrained relaxation.
+
+    Parameters
+    ----------
+    problem : MetricProblem
+        From :func:`metricopt.build_problem`.
+    method : str, Solver or None
+        A registered backend (see :func:`registered_solvers`), ``"auto"``/``None`` to pick
+        one from the problem's size and structure, or a :class:`Solver` instance.
+    callback : callable or None
+        Called with each iteration record (a dict) as the backend progresses.
+    **options
+        Backend options. Unknown names raise :class:`InvalidParameterError`.
+
+    Returns
+    -------
+    SolveResult
+    """
+    reason = None
+    if method is None or (isinstance(method, str) and method.lower() == "auto"):
+        method, reason = choose_method(problem, max_memory=options.get("max_memory"))
+    solver = get_solver(method)
+    if not solver.is_available():
+        mods = ", ".join(solver.REQUIRED_MODULES)
+        raise SolverNotAvailableError(
+            f"method {solver.name!r} needs {mods}; install it with: pip install {mods}"
+        )
+    ok, why = solver.supports(problem)
+    if not ok:
+        raise UnsupportedProblemError(why)
+
+    accepted = solver.default_options()
+    unknown = sorted(set(options) - set(accepted))
+    if unknown:
+        raise InvalidParameterError(
+            f"Unknown option(s) for method {solver.name!r}: {', '.join(unknown)}. "
+            f"Valid options: {', '.join(sorted(k for k in accepted if k != 'callback'))}"
+        )
+    if "callback" in accepted:
+        options["callback"] = callback
+    elif callback is not None:
+        warnings.warn(f"method {solver.name!r} ignores the progress callback", MetricOptWarning, stacklevel=2)
+
+    start = time.perf_counter()
+    raw = solver.run(problem, **options)
+    elapsed = time.perf_counter() - start
+
+    res = SolveResult()
+    res.update(raw)
+    res.setdefault("status", Status.OPTIMAL)
+    res["success"] = res["status"] == Status.OPTIMAL
+    res["status_name"] = Status.NAMES.get(res["status"], str(res["status"]))
+    res.setdefault("message", STATUS_MESSAGES.get(res["status"], ""))
+    res["method"] = solver.name
+    res.setdefault("elapsed", elapsed)
+    res.setdefault("history", [])
+    res.setdefault("nit", len(res["history"]))
+    if "x" in res and res["x"] is not None and "max_violation" not in res:
+        res["max_violation"] = problem.max_violation(res["x"])
+    if "x" in res and res["x"] is not None and "fun" not in res:
+        res["fun"] = problem.objective_value(res["x"])
+    merged = {k: v for k, v in accepted.items() if k != "callback"}
+    merged.update({k: v for k, v in options.items() if k != "callback"})
+    res["options"] = merged
+    if reason is not None:
+        res["auto_reason"] = reason
+    if res.get("lower_bound") is not None and res.get("fun") is not None:
+        lb, fun = res["lower_bound"], res["fun"]
+        res["gap"] = float(abs(fun - lb) / max(abs(fun), 1e-300)) if fun else 0.0
+    return res
+
+
+# keep numpy referenced for doctest namespaces
+_ = np

@@ -1,0 +1,78 @@
+"""The backend interface every solver implements."""
+
+import importlib
+import inspect
+
+__all__ = ["Solver", "COMMON_OPTIONS"]
+
+#: Options every backend accepts (a backend may ignore some; it then warns).
+COMMON_OPTIONS = ("time_limit", "max_iter", "seed", "threads", "max_memory", "callback", "verbose")
+
+
+class Solver:
+    """Base class of the backends registered in :mod:`metricopt.solvers`.
+
+    A backend declares its name, the third-party modules it needs (imported lazily) and
+    what it can solve, and implements :meth:`run`, a flat keyword function that returns a
+    plain dict (the dispatcher wraps it in a :class:`~metricopt.result.SolveResult`).
+
+    Attributes
+    ----------
+    name : str
+    description : str
+    REQUIRED_MODULES : tuple of str
+    exact : bool
+        True when the backend returns an exact optimum (its lower bound is the optimum).
+    structures : tuple of str
+        Problem structures handled ("dense", "sparse", "edges").
+    objectives : tuple of str
+        Objective forms handled ("linear", "l1", "l2").
+    """
+
+    name = None
+    description = ""
+    REQUIRED_MODULES = ()
+    exact = False
+    structures = ("dense", "sparse", "edges")
+    objectives = ("linear", "l1", "l2")
+
+    def is_available(self):
+        """True when every required module imports."""
+        try:
+            for mod in self.REQUIRED_MODULES:
+                importlib.import_module(mod)
+        except ImportError:
+            return False
+        return True
+
+    def supports(self, problem):
+        """Return ``(ok, reason)``: whether this backend can solve ``problem``."""
+        if problem.structure not in self.structures:
+            return False, f"{self.name} does not handle {problem.structure} problems"
+        if problem.objective not in self.objectives:
+            return False, f"{self.name} does not handle {problem.objective} objectives"
+        return True, ""
+
+    def estimate_memory(self, problem):
+        """Estimated peak bytes to solve ``problem`` (``None`` if unknown)."""
+        return None
+
+    def run(self, problem, **options):  # pragma: no cover - interface
+        """Solve ``problem``; return a dict of SolveResult fields."""
+        raise NotImplementedError
+
+    def default_options(self):
+        """Option names and defaults, read from :meth:`run`'s keyword-only signature."""
+        sig = inspect.signature(self.run)
+        return {
+            name: (None if p.default is inspect.Parameter.empty else p.default)
+            for name, p in sig.parameters.items()
+            if p.kind is inspect.Parameter.KEYWORD_ONLY
+        }
+
+    def cite(self):
+        """Reference of the method, for reports."""
+        return ""
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {self.name!r}>"
