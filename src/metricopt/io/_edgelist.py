@@ -27,6 +27,8 @@ __all__ = ["parse_edgelist"]
 # An integer token written in a non-canonical way ("+3", "007", "-0"): such labels must
 # keep their spelling, so the numeric fast path is not used when one may be present.
 _NONCANONICAL = re.compile(r"(?:^|[ \t])(?:\+|-?0[0-9]|-0(?=[ \t\n]|$))", re.M)
+_PLAIN_INTEGER = re.compile(r"-?[0-9]+")
+_POWERS_OF_TEN = 10 ** np.arange(1, 19, dtype=np.int64)
 
 
 def parse_edgelist(text, path, *, parse_weights=True):
@@ -46,7 +48,7 @@ def parse_edgelist(text, path, *, parse_weights=True):
     Records
         ``weights`` is None unless the lines have a third column and ``parse_weights``.
     """
-    body = strip_comments(text.replace(",", " ")) if "," in text else strip_comments(text)
+    body = strip_comments(text.replace(",", " "))
     if not body.strip():
         return _empty()
     records = _parse_fast(body, parse_weights)
@@ -60,7 +62,7 @@ def _empty():
     return Records(empty, empty, np.empty(0, dtype=object), None, 0)
 
 
-def _read_frame(body, as_str):
+def _read_frame(body, labels_as_str):
     try:
         return pd.read_csv(
             io.StringIO(body),
@@ -71,10 +73,16 @@ def _read_frame(body, as_str):
             keep_default_na=False,
             na_values=[],
             low_memory=False,
-            dtype=str if as_str else None,
+            dtype={0: str, 1: str} if labels_as_str else None,
         )
     except (pd.errors.ParserError, pd.errors.EmptyDataError, ValueError, OverflowError):
         return None
+
+
+def _integer_like(body):
+    """Whether the first data line starts with two integer tokens."""
+    first = next(line for line in body.split("\n", 64) if line.strip())
+    return all(_PLAIN_INTEGER.fullmatch(t) for t in first.split()[:2])
 
 
 def _fast_weights(column, parse_weights):
@@ -94,7 +102,8 @@ def _fast_weights(column, parse_weights):
 
 
 def _parse_fast(body, parse_weights):
-    frame = _read_frame(body, as_str=False)
+    as_str = not _integer_like(body)
+    frame = _read_frame(body, labels_as_str=as_str)
     if frame is None or frame.shape[1] not in (2, 3):
         return None
     weights = None
@@ -103,18 +112,43 @@ def _parse_fast(body, parse_weights):
         if weights is False:
             return None
     u, v = frame[0], frame[1]
-    if u.dtype == np.int64 and v.dtype == np.int64 and not _NONCANONICAL.search(body):
+    if u.dtype == np.int64 and v.dtype == np.int64 and _canonical(body, frame):
         src, dst, labels = encode_int_labels(u.to_numpy(), v.to_numpy())
-    else:
-        frame = _read_frame(body, as_str=True)
+        return Records(src, dst, labels, weights, len(src))
+    if not as_str:
+        frame = _read_frame(body, labels_as_str=True)
         if frame is None or frame.shape[1] not in (2, 3):
             return None
-        u = frame[0].to_numpy(dtype=object)
-        v = frame[1].to_numpy(dtype=object)
-        if (u == "").any() or (v == "").any():
-            return None
-        src, dst, labels = encode_labels(u, v)
+    u = frame[0].to_numpy(dtype=object)
+    v = frame[1].to_numpy(dtype=object)
+    if (u == "").any() or (v == "").any():
+        return None
+    src, dst, labels = encode_labels(u, v)
     return Records(src, dst, labels, weights, len(src))
+
+
+def _written_length(values):
+    """Characters of ``str(x)`` summed over an int64 array (``None`` if it cannot tell)."""
+    if len(values) and values.min() == np.iinfo(np.int64).min:
+        return None
+    digits = np.searchsorted(_POWERS_OF_TEN, np.abs(values), side="right") + 1
+    return int(digits.sum() + (values < 0).sum())
+
+
+def _canonical(body, frame):
+    """True when every integer token of ``frame`` is written as ``str(int(token))``.
+
+    Any other spelling is longer, so it suffices to compare the canonical lengths with
+    the number of non-blank characters; for a float column the check falls back to a
+    regular-expression scan.
+    """
+    lengths = [
+        _written_length(frame[c].to_numpy()) if frame[c].dtype == np.int64 else None for c in frame
+    ]
+    if None in lengths:
+        return not _NONCANONICAL.search(body)
+    blank = body.count(" ") + body.count("\t") + body.count("\n")
+    return sum(lengths) == len(body) - blank
 
 
 def _parse_slow(text, path, parse_weights):

@@ -1,6 +1,6 @@
 """Matrix Market coordinate files read as graphs.
 
-Supported headers: ``%%MatrixMarket matrix coordinate {pattern,real,integer}
+Supported banners: ``%%MatrixMarket matrix coordinate {pattern,real,integer}
 {general,symmetric,skew-symmetric}``. Node ``i`` is labelled ``str(i)`` (1-based) and every
 declared node exists, with or without edges. Skew-symmetric files are read as patterns.
 """
@@ -54,13 +54,16 @@ def parse_mtx(text, path, *, keep_values=False):
 def _header(text, path):
     first, _, rest = text.partition("\n")
     words = first.lower().split()
-    if len(words) != 5 or words[0] != "%%matrixmarket" or words[1] != "matrix":
+    # Network Repository writes the banner with a single "%"
+    if len(words) != 5 or words[0] not in ("%%matrixmarket", "%matrixmarket") or words[1] != "matrix":
         raise InputError(f"{path}: not a Matrix Market file (bad or missing %%MatrixMarket header)")
     layout, field, symmetry = words[2:]
     if layout != "coordinate":
         raise InputError(f"{path}: only Matrix Market 'coordinate' files are supported, not {layout!r}")
     if field not in _FIELDS:
-        raise InputError(f"{path}: unsupported Matrix Market field {field!r} (use pattern, real or integer)")
+        raise InputError(
+            f"{path}: unsupported Matrix Market field {field!r} (use pattern, real or integer)"
+        )
     if symmetry not in _SYMMETRIES:
         raise InputError(f"{path}: unsupported Matrix Market symmetry {symmetry!r}")
     return field, symmetry, rest

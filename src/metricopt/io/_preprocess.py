@@ -14,7 +14,9 @@ from metricopt.graph import Graph
 __all__ = ["build_graph"]
 
 
-def build_graph(records, path, *, keep_all_components=False, name="graph", fmt="edgelist", gzipped=False):
+def build_graph(
+    records, path, *, keep_all_components=False, name="graph", fmt="edgelist", gzipped=False
+):
     """Pre-process parsed entries into a :class:`~metricopt.graph.Graph`.
 
     Parameters
@@ -37,10 +39,11 @@ def build_graph(records, path, *, keep_all_components=False, name="graph", fmt="
         raise InputError(f"{path}: no edges found")
     n = records.n
     loops = records.src == records.dst
-    edges, weights, n_entries = _merge(records.src[~loops], records.dst[~loops], _drop(records.weights, loops), n)
+    weights = None if records.weights is None else records.weights[~loops]
+    edges, weights, n_entries = _merge(records.src[~loops], records.dst[~loops], weights, n)
     if len(edges) == 0:
         raise InputError(f"{path}: the largest connected component has only one node")
-    comp, n_comp = connected_components(_adjacency(edges, n), directed=False)
+    n_comp, comp = connected_components(_adjacency(edges, n), directed=False)
     keep = np.ones(n, dtype=bool) if keep_all_components else comp == _largest(comp)
     kept_edges, kept_weights, kept_n = _restrict(edges, weights, keep)
     summary = {
@@ -62,10 +65,6 @@ def build_graph(records, path, *, keep_all_components=False, name="graph", fmt="
     }
     summary["message"] = _message(summary)
     return Graph(kept_n, kept_edges, records.labels[keep], kept_weights, name=name, summary=summary)
-
-
-def _drop(weights, mask):
-    return None if weights is None else weights[~mask]
 
 
 def _merge(src, dst, weights, n):
@@ -102,7 +101,8 @@ def _plural(count, word, plural=None):
 
 def _message(s):
     read = s["input_lines"] - s["duplicates"]
-    dropped = f"{_plural(s['self_loops'], 'self-loop')} and {_plural(s['duplicates'], 'duplicate pair')}"
+    loops, pairs = _plural(s["self_loops"], "self-loop"), _plural(s["duplicates"], "duplicate pair")
+    dropped = f"{loops} and {pairs}"
     kept = f"{_plural(s['kept_nodes'], 'node')}, {_plural(s['kept_edges'], 'edge')}"
     if s["components"] == 1:
         which = "the single component"

@@ -50,7 +50,8 @@ def _integer_order(uniques):
     try:
         numeric = np.array(values, dtype=np.int64)
     except OverflowError:
-        return np.array(sorted(range(len(values)), key=lambda i: (values[i], uniques[i])), dtype=np.int64)
+        order = sorted(range(len(values)), key=lambda i: (values[i], uniques[i]))
+        return np.array(order, dtype=np.int64)
     text = np.asarray(uniques, dtype=str)
     return np.lexsort((text, numeric))
 

@@ -11,7 +11,7 @@ __all__ = ["resolve_source", "read_bytes", "decode_text", "base_name", "format_s
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
-def resolve_source(source, bundled):
+def resolve_source(source, bundled, names):
     """Turn ``source`` into an existing file path.
 
     Parameters
@@ -21,6 +21,8 @@ def resolve_source(source, bundled):
     bundled : callable
         ``bundled(name)`` returns the path of a bundled dataset, or ``None`` when there
         is no dataset of that name.
+    names : list of str
+        The bundled names, listed in the error for a missing bare name.
 
     Returns
     -------
@@ -30,17 +32,35 @@ def resolve_source(source, bundled):
     """
     if not isinstance(source, (str, Path)) and not hasattr(source, "__fspath__"):
         raise InvalidParameterError(
-            f"The 'source' parameter of read_graph must be a path or a dataset name. "
+            f"The 'source' parameter must be a path or a dataset name. "
             f"Got {source!r} instead."
         )
+    if str(source) == "":
+        raise InvalidParameterError(
+            "The 'source' parameter must be a path or a dataset name. Got '' instead."
+        )
     path = Path(source)
-    if path.exists():
+    if _exists(path):
         _check_is_file(path)
         return path, None
     found = bundled(str(source))
     if found is not None:
         return Path(found), str(source)
-    raise InputError(f"File not found: {source}")
+    raise InputError(f"File not found: {source}{_name_hint(path, names)}")
+
+
+def _name_hint(path, names):
+    """For a bare word (no folder, no suffix), say that no dataset has that name either."""
+    if len(path.parts) == 1 and not path.suffix:
+        return f" (and no bundled dataset of that name; bundled: {', '.join(names)})"
+    return ""
+
+
+def _exists(path):
+    try:
+        return path.exists()
+    except (OSError, ValueError):  # a name too long for the filesystem, a NUL byte
+        return False
 
 
 def _check_is_file(path):

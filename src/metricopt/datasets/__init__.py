@@ -1,0 +1,30 @@
+"""Datasets: small graphs bundled with the package.
+
+>>> from metricopt.datasets import load_bundled
+>>> load_bundled("karate").n
+34
+"""
+
+from metricopt.datasets._bundled import bundled_names, bundled_path
+
+__all__ = ["bundled_names", "bundled_path", "load_bundled"]
+
+
+def load_bundled(name, **read_graph_kwargs):
+    """Read a bundled dataset as a :class:`~metricopt.graph.Graph`.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`bundled_names`.
+    **read_graph_kwargs
+        Passed to :func:`metricopt.io.read_graph` (``name`` defaults to the dataset name).
+
+    Returns
+    -------
+    Graph
+    """
+    from metricopt.io import read_graph  # metricopt.io imports this package
+
+    read_graph_kwargs.setdefault("name", name)
+    return read_graph(bundled_path(name), **read_graph_kwargs)

@@ -1,0 +1,208 @@
+"""Reading graphs and dissimilarity matrices from files or bundled datasets.
+
+Formats (detected from the suffix after removing ``.gz``; any file may be gzipped):
+
+========== ========================== ==================================================
+fmt        suffixes                   content
+========== ========================== ==================================================
+edgelist   .txt .tsv .edges .el, any  ``u v`` or ``u v weight`` per line (SNAP style)
+mtx        .mtx .mm                   Matrix Market coordinate (pattern/real/integer)
+npy        .npy                       square 2-D array: a dissimilarity matrix
+matrix-csv .csv                       square numeric matrix, optional header of labels
+========== ========================== ==================================================
+"""
+
+import warnings
+
+import numpy as np
+
+from metricopt.datasets._bundled import bundled_names, find_bundled
+from metricopt.exceptions import InvalidParameterError, MetricOptWarning
+from metricopt.io._edgelist import parse_edgelist
+from metricopt.io._matrix import make_dissimilarity, matrix_from_csv, matrix_from_npy
+from metricopt.io._mtx import parse_mtx
+from metricopt.io._preprocess import build_graph
+from metricopt.io._source import base_name, decode_text, format_suffix, read_bytes, resolve_source
+
+__all__ = ["FORMATS", "read_graph", "read_dissimilarity", "detect_format"]
+
+#: Accepted values of the ``fmt`` parameter.
+FORMATS = ("edgelist", "mtx", "npy", "matrix-csv")
+_MATRIX_FORMATS = ("npy", "matrix-csv")
+_SUFFIXES = {".mtx": "mtx", ".mm": "mtx", ".npy": "npy", ".csv": "matrix-csv"}
+
+
+def detect_format(path):
+    """The format of ``path`` from its suffix (``.gz`` removed); ``"edgelist"`` by default.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+
+    Returns
+    -------
+    str
+        One of :data:`FORMATS`.
+    """
+    return _SUFFIXES.get(format_suffix(path), "edgelist")
+
+
+def read_graph(source, *, fmt=None, weighted=None, keep_all_components=False, name=None):
+    """Read a graph (or a dense dissimilarity matrix) and make it simple.
+
+    Parameters
+    ----------
+    source : str or os.PathLike
+        A file path, or the name of a bundled dataset (see
+        :func:`metricopt.datasets.bundled_names`). An existing path wins over a dataset name.
+    fmt : {"edgelist", "mtx", "npy", "matrix-csv"} or None, default=None
+        File format; ``None`` detects it from the suffix (see :func:`detect_format`).
+    weighted : bool or None, default=None
+        ``None``: an edge list's third column becomes the weights, Matrix Market values
+        are dropped. ``True``: keep weights (unit weights when the file has none).
+        ``False``: drop them.
+    keep_all_components : bool, default=False
+        Keep every connected component instead of only the largest one.
+    name : str or None, default=None
+        Name of the result; defaults to the dataset name or the file name without its
+        suffixes (``ca-GrQc.txt.gz`` -> ``"ca-GrQc"``).
+
+    Returns
+    -------
+    Graph or Dissimilarity
+        A :class:`~metricopt.graph.Dissimilarity` for the ``npy`` and ``matrix-csv``
+        formats (``weighted`` and ``keep_all_components`` do not apply to them), a
+        :class:`~metricopt.graph.Graph` otherwise.
+
+    Raises
+    ------
+    InputError
+        With a one-line message. A missing source gives ``"File not found: SOURCE"``,
+        followed for a bare word (no folder, no suffix) by ``" (and no bundled dataset
+        of that name; bundled: dolphins, ...)"``. Other messages start with the path:
+        ``"PATH, line K: cannot parse 'LINE'"`` (K is the 1-based line number in the
+        file, comments included), ``"PATH, line K: weight is not finite"``,
+        ``"PATH: no edges found"`` (no data line or entry at all),
+        ``"PATH: the largest connected component has only one node"`` (only
+        self-loops), and errors for directories, unreadable, binary, non-UTF-8 or
+        non-gzip files.
+    InvalidParameterError
+        A parameter has an invalid value.
+
+    Notes
+    -----
+    Pre-processing follows Veldt et al. (§8.2): self-loops are dropped; duplicate and
+    reciprocal entries of a pair are merged into one edge whose weight is the mean of
+    the listed weights; then only the largest connected component is kept (ties: the
+    one holding the smallest internal node id). Node labels stay the strings of the
+    file; internal ids ``0..n-1`` follow numeric order when every label is an integer,
+    and order of first appearance otherwise. Matrix Market nodes are ``"1".."N"``, all
+    declared nodes included. ``Graph.summary`` records what was done, with a one-line
+    ``summary["message"]``.
+
+    Examples
+    --------
+    >>> g = read_graph("karate")
+    >>> g.n, g.m
+    (34, 78)
+    """
+    fmt, weighted = _check_params(fmt, weighted, keep_all_components, name)
+    path, dataset = resolve_source(source, find_bundled, bundled_names())
+    fmt = fmt or detect_format(path)
+    name = name or dataset or base_name(path)
+    if fmt in _MATRIX_FORMATS:
+        _warn_ignored(weighted, keep_all_components)
+        return _read_matrix(path, fmt, name)
+    data, gzipped = read_bytes(path)
+    text = decode_text(data, path)
+    if fmt == "edgelist":
+        records = parse_edgelist(text, path, parse_weights=weighted is not False)
+    else:
+        records = parse_mtx(text, path, keep_values=weighted is True)
+    records.weights = _choose_weights(records, weighted)
+    return build_graph(
+        records, path, keep_all_components=keep_all_components, name=name, fmt=fmt, gzipped=gzipped
+    )
+
+
+def read_dissimilarity(path, *, fmt=None, name=None):
+    """Read a dense dissimilarity matrix for metric nearness.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A ``.npy`` file holding a square 2-D numeric array, or a CSV file (``,`` or
+        whitespace separated) holding a square numeric matrix with an optional header
+        row of labels; either may be gzipped.
+    fmt : {"npy", "matrix-csv"} or None, default=None
+        ``None``: ``npy`` for a ``.npy`` suffix, ``matrix-csv`` otherwise.
+    name : str or None, default=None
+        Defaults to the file name without its suffixes.
+
+    Returns
+    -------
+    Dissimilarity
+        Symmetrised (mean of the two triangles), with a zero diagonal; labels from the
+        header, else ``"0".."n-1"``.
+
+    Raises
+    ------
+    InputError
+        If the matrix is not square, is smaller than 2 x 2, has a non-finite entry, is
+        not symmetric within a relative 1e-9, or has a negative off-diagonal entry.
+    """
+    if fmt is not None and fmt not in _MATRIX_FORMATS:
+        raise InvalidParameterError(
+            f"The 'fmt' parameter of read_dissimilarity must be 'npy', 'matrix-csv' or None. "
+            f"Got {fmt!r} instead."
+        )
+    path, _ = resolve_source(path, lambda _: None, [])
+    fmt = fmt or ("npy" if format_suffix(path) == ".npy" else "matrix-csv")
+    return _read_matrix(path, fmt, name or base_name(path))
+
+
+def _read_matrix(path, fmt, name):
+    data, gzipped = read_bytes(path)
+    reader = matrix_from_npy if fmt == "npy" else matrix_from_csv
+    values, labels = reader(data, path)
+    return make_dissimilarity(values, labels, path, name=name, fmt=fmt, gzipped=gzipped)
+
+
+def _choose_weights(records, weighted):
+    if weighted is False:
+        return None
+    if weighted is True and records.weights is None:
+        return np.ones(records.n_lines, dtype=np.float64)
+    return records.weights
+
+
+def _warn_ignored(weighted, keep_all_components):
+    if weighted is not None or keep_all_components:
+        warnings.warn(
+            "'weighted' and 'keep_all_components' do not apply to a dissimilarity matrix; ignored",
+            MetricOptWarning,
+            stacklevel=3,
+        )
+
+
+def _check_params(fmt, weighted, keep_all_components, name):
+    if fmt is not None and fmt not in FORMATS:
+        choices = ", ".join(repr(f) for f in FORMATS)
+        raise InvalidParameterError(
+            f"The 'fmt' parameter of read_graph must be one of {choices} or None. Got {fmt!r} instead."
+        )
+    if weighted is not None and not isinstance(weighted, (bool, np.bool_)):
+        raise InvalidParameterError(
+            "The 'weighted' parameter of read_graph must be True, False or None. "
+            f"Got {weighted!r} instead."
+        )
+    if not isinstance(keep_all_components, (bool, np.bool_)):
+        raise InvalidParameterError(
+            "The 'keep_all_components' parameter of read_graph must be a bool. "
+            f"Got {keep_all_components!r} instead."
+        )
+    if name is not None and not isinstance(name, str):
+        raise InvalidParameterError(
+            f"The 'name' parameter of read_graph must be a str or None. Got {name!r} instead."
+        )
+    return fmt, (None if weighted is None else bool(weighted))
