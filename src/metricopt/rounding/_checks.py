@@ -218,6 +218,11 @@ def for_kinds(*kinds):
         @functools.wraps(func)
         def wrapper(problem, *args, **kwargs):
             kind = getattr(problem, "kind", None)
+            if kind is None:
+                raise InvalidParameterError(
+                    f"{func.__name__} needs a MetricProblem as its first argument. "
+                    f"Got {type(problem).__name__} instead."
+                )
             if kind not in kinds:
                 allowed = ", ".join(_KIND_NAMES.get(k, k) for k in kinds)
                 if kind == "mn":

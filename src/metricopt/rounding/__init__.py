@@ -1,0 +1,260 @@
+"""Rounding of metric-constrained relaxations into clusterings and cuts, and their scoring.
+
+:func:`round_solution` turns an LP/QP solution ``x`` into an integral answer (best of
+several seeded tries of each method); :func:`evaluate` scores any clustering or cut
+from the problem data alone.
+
+Methods per problem kind:
+
+* ``cc``: ``pivot``, ``threshold`` and ``region-growing`` (``"auto"``: the best of the
+  three), and the LP-free baseline ``kwikcluster``;
+* ``sc``: ``sweep`` and the LP-free ``spectral`` (``"auto"``: the better of both);
+* ``cd``: ``pivot`` (also ``"auto"``).
+
+Metric nearness has no rounding: its answer is the metric itself.
+"""
+
+import time
+
+import numpy as np
+
+from ..exceptions import InvalidParameterError, UnsupportedProblemError
+from ._checks import (
+    Rounding,
+    canonical_labels,
+    check_x,
+    for_kinds,
+    is_partition,
+    seed_entropy,
+    try_seeds,
+)
+from .cluster_deletion import cd_runner, cluster_deletion_pivot
+from .objectives import (
+    cc_cost,
+    cd_cost,
+    clustering_objective,
+    cut_objective,
+    cut_value,
+    evaluate,
+    find_non_clique,
+    sc_edges,
+)
+from .pivot import THRESHOLD, kwikcluster, lp_pivot, pivot_runner, sign_values, threshold_pivot
+from .region_growing import region_growing, region_runner
+from .sweep import sc_adjacency, spectral_cut, sweep_cut, sweep_from_x
+
+__all__ = [
+    "Rounding",
+    "round_solution",
+    "evaluate",
+    "clustering_objective",
+    "cut_objective",
+    "is_partition",
+    "canonical_labels",
+    "kwikcluster",
+    "lp_pivot",
+    "threshold_pivot",
+    "region_growing",
+    "sweep_cut",
+    "spectral_cut",
+    "cluster_deletion_pivot",
+    "METHODS",
+]
+
+#: Methods per problem kind; ``"auto"`` runs the ones listed in :data:`AUTO`.
+METHODS = {
+    "cc": ("pivot", "threshold", "region-growing", "kwikcluster"),
+    "sc": ("sweep", "spectral"),
+    "cd": ("pivot",),
+}
+_NO_X = ("kwikcluster", "spectral")  # methods that do not read x
+AUTO = {
+    "cc": ("pivot", "threshold", "region-growing"),
+    "sc": ("sweep", "spectral"),
+    "cd": ("pivot",),
+}
+
+
+def _check_method(method, kind):
+    valid = ("auto",) + METHODS[kind]
+    meth = method.lower() if isinstance(method, str) else method
+    if meth not in valid:
+        raise InvalidParameterError(
+            f"The 'method' parameter of round_solution must be one of {', '.join(map(repr, valid))} "
+            f"for this problem. Got {method!r} instead."
+        )
+    return AUTO[kind] if meth == "auto" else (meth,)
+
+
+def _check_n_tries(n_tries):
+    if isinstance(n_tries, (bool, np.bool_)) or not isinstance(n_tries, (int, np.integer)) or n_tries < 1:
+        raise InvalidParameterError(
+            f"The 'n_tries' parameter of round_solution must be an int in the range [1, inf). "
+            f"Got {n_tries!r} instead."
+        )
+    return int(n_tries)
+
+
+@for_kinds("cc", "sc", "cd")
+def round_solution(problem, x, *, method="auto", n_tries=20, seed=None):
+    """Round a relaxation's solution into a clustering (cc, cd) or a cut (sc).
+
+    Parameters
+    ----------
+    problem : MetricProblem
+        Of kind ``"cc"`` (dense or sparse), ``"sc"`` (dense) or ``"cd"``.
+    x : ndarray of shape (n_variables,) or SolveResult
+        The relaxation's solution (a mapping with an ``"x"`` entry is accepted). May be
+        None for ``method="kwikcluster"``.
+    method : str, default="auto"
+        ``cc``: ``"pivot"`` (LP-pivot [1]_), ``"threshold"`` (pivot with
+        ``x < 1/3``), ``"region-growing"`` (Charikar-Guruswami-Wirth [2]_),
+        ``"kwikcluster"`` (signs only [1]_), ``"auto"`` (best of the first three).
+        ``sc``: ``"sweep"`` (every row of ``x`` [3]_), ``"spectral"`` (Fiedler
+        vector), ``"auto"`` (both, the better kept). ``cd``: ``"pivot"`` (``x < 1/2``
+        [4]_) or ``"auto"``.
+    n_tries : int, default=20
+        Tries of every randomised method; the cheapest answer is kept. The row sweep and
+        the spectral sweep are deterministic and run once.
+    seed : int, SeedSequence, Generator or None
+        Seeds the tries. Each try of each method draws from its own
+        ``SeedSequence(entropy, spawn_key=(method, try))``, so a method gives the same
+        tries alone or inside ``"auto"``; ``None`` draws fresh entropy, reported in the
+        result's ``seed`` field.
+
+    Returns
+    -------
+    Rounding
+        Fields ``kind, method, objective, labels, n_clusters, n_tries, seed,
+        per_method, elapsed``; ``sc`` adds ``in_cut, cut_edges, side_sizes`` and
+        ``cd`` adds ``n_repaired``. ``objective`` equals :func:`evaluate` of the answer.
+
+    Raises
+    ------
+    UnsupportedProblemError
+        For metric nearness (no rounding) or an unsupported structure.
+    InvalidParameterError
+        For an unknown method or a bad ``n_tries`` / ``seed``.
+    InputError
+        If ``x`` has the wrong length or non-finite entries.
+
+    Notes
+    -----
+    The guarantees hold in expectation for an optimal LP solution (a near-optimal QP
+    solution multiplies them by its own factor); keeping the best of ``n_tries`` can
+    only help. Ties between tries keep the earliest (method order above, then try
+    order).
+
+    References
+    ----------
+    .. [1] Ailon, N., Charikar, M., & Newman, A. (2008). Aggregating inconsistent
+           information: ranking and clustering. J. ACM 55(5), 23.
+           https://doi.org/10.1145/1411509.1411513
+    .. [2] Charikar, M., Guruswami, V., & Wirth, A. (2005). Clustering with qualitative
+           information. J. Comput. Syst. Sci. 71(3), 360-383.
+           https://doi.org/10.1016/j.jcss.2004.10.012
+    .. [3] Leighton, T., & Rao, S. (1999). Multicommodity max-flow min-cut theorems and
+           their use in designing approximation algorithms. J. ACM 46(6), 787-832.
+           https://doi.org/10.1145/331524.331526
+    .. [4] Veldt, N., Gleich, D. F., & Wirth, A. (2018). A correlation clustering
+           framework for community detection. WWW 2018.
+           https://doi.org/10.1145/3178876.3186110
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metricopt.problems import MetricProblem
+    >>> p = MetricProblem(kind="cc", n=3, labels=np.arange(3), structure="dense",
+    ...                   objective="l1", weights=np.ones(3), target=np.array([0., 1., 1.]),
+    ...                   lower=0.0, upper=1.0)
+    >>> r = round_solution(p, np.array([0., 1., 1.]), seed=0)
+    >>> r.labels.tolist(), r.objective
+    ([0, 0, 1], 0.0)
+    """
+    start = time.perf_counter()
+    kind = problem.kind
+    if kind == "cc" and problem.structure not in ("dense", "sparse"):
+        raise UnsupportedProblemError(f"correlation clustering with structure {problem.structure!r}")
+    if kind == "sc" and problem.structure != "dense":
+        raise UnsupportedProblemError("sparsest-cut rounding needs the dense (all pairs) relaxation")
+    if kind == "cd" and problem.structure != "edges":
+        raise UnsupportedProblemError("cluster-deletion rounding needs the edge-variable relaxation")
+    methods = _check_method(method, kind)
+    n_tries = _check_n_tries(n_tries)
+    entropy = seed_entropy(seed)
+    if x is not None or any(m not in _NO_X for m in methods):
+        x = check_x(problem, x)
+
+    if kind == "sc":
+        out = _round_cut(problem, x, methods, entropy)
+    else:
+        out = _round_clustering(problem, x, methods, n_tries, entropy)
+    out.update(n_tries=n_tries, seed=entropy)
+    out["elapsed"] = time.perf_counter() - start
+    return out
+
+
+def _runners(problem, x, method):
+    if problem.kind == "cd":
+        return "cd-pivot", cd_runner(problem, x)
+    if method == "pivot":
+        return method, pivot_runner(problem, x, -1.0)
+    if method == "threshold":
+        return method, pivot_runner(problem, x, THRESHOLD)
+    if method == "kwikcluster":
+        return method, pivot_runner(problem, sign_values(problem), THRESHOLD)
+    return method, region_runner(problem, x)
+
+
+def _round_clustering(problem, x, methods, n_tries, entropy):
+    n = problem.n
+    score = cc_cost if problem.kind == "cc" else cd_cost
+    best = None
+    per_method = {}
+    for method in methods:
+        stream, run = _runners(problem, x, method)
+        for order, kernel_seed in try_seeds(entropy, stream, n_tries, n):
+            out = run(order, kernel_seed)
+            labels, repaired = out if problem.kind == "cd" else (out, 0)
+            value = score(problem, labels)
+            if method not in per_method or value < per_method[method]:
+                per_method[method] = value
+            if best is None or value < best[0]:
+                best = (value, method, labels, int(repaired))
+    value, method, labels, repaired = best
+    labels = canonical_labels(labels)
+    if not is_partition(labels, n):
+        raise RuntimeError(f"rounding method {method!r} returned an invalid partition")
+    result = Rounding(kind=problem.kind, method=method, objective=value, labels=labels,
+                      n_clusters=int(labels.max()) + 1 if n else 0)
+    if problem.kind == "cd":
+        if find_non_clique(problem, labels) is not None:
+            raise RuntimeError("cluster-deletion rounding returned a cluster that is not a clique")
+        result["n_repaired"] = repaired
+    result["per_method"] = per_method
+    return result
+
+
+def _round_cut(problem, x, methods, entropy):
+    n = problem.n
+    edges, weights = sc_edges(problem)
+    adjacency = sc_adjacency(problem)
+    best = None
+    per_method = {}
+    for method in methods:
+        if method == "sweep":
+            side = sweep_from_x(problem, x, adjacency=adjacency)
+        else:
+            side = spectral_cut(problem, seed=entropy, adjacency=adjacency)
+        phi, _, n_cut = cut_value(problem, side, edges, weights)
+        per_method[method] = phi
+        if best is None or phi < best[0]:
+            best = (phi, method, side, n_cut)
+    phi, method, side, n_cut = best
+    size = int(side.sum())
+    if 2 * size > n or (2 * size == n and side[0]):
+        side = ~side
+        size = n - size
+    labels = canonical_labels(side.astype(np.int64))
+    return Rounding(kind="sc", method=method, objective=phi, labels=labels, n_clusters=2,
+                    in_cut=side, cut_edges=n_cut, side_sizes=(size, n - size), per_method=per_method)

@@ -1,0 +1,146 @@
+"""Pivot roundings for correlation clustering: LP-pivot, threshold pivot, KwikCluster.
+
+All three repeat one step until every node is clustered: pick a uniformly random
+unclustered node ``p`` (the first unclustered node of a random permutation), and give
+it a cluster made of ``p`` and some unclustered nodes ``j``:
+
+* LP-pivot: each ``j`` joins independently with probability ``1 - x_pj`` (``x``
+  clipped to [0, 1]) [1]_;
+* threshold pivot: ``j`` joins when ``x_pj < 1/3`` (deterministic given the order) [2]_;
+* KwikCluster: ``j`` joins when the pair is similar (``d_pj = 0``, ``w_pj > 0``); no
+  LP is needed [1]_.
+
+For a sparse problem (variables on the graph's pairs only) a pair without a variable
+counts as ``x = 1`` (and as dissimilar for KwikCluster), so the pivot only ever joins
+its graph neighbours.
+
+References
+----------
+.. [1] Ailon, N., Charikar, M., & Newman, A. (2008). Aggregating inconsistent
+       information: ranking and clustering. J. ACM 55(5), 23:1-23:27.
+       https://doi.org/10.1145/1411509.1411513
+.. [2] van Zuylen, A., & Williamson, D. P. (2009). Deterministic pivoting algorithms for
+       constrained ranking and clustering problems. Math. Oper. Res. 34(3), 594-620.
+       https://doi.org/10.1287/moor.1090.0385
+"""
+
+import numpy as np
+
+from . import _kernels as _k
+from ._checks import canonical_labels, check_x, csr_from_pairs, for_kinds, seed_entropy, try_seeds
+
+__all__ = ["lp_pivot", "threshold_pivot", "kwikcluster", "THRESHOLD"]
+
+#: Inclusion threshold of the threshold pivot.
+THRESHOLD = 1.0 / 3.0
+
+
+def pivot_runner(problem, values, threshold):
+    """A function ``(order, seed) -> labels`` running one pivot pass.
+
+    ``values`` holds one entry per variable (float64 ``x``, or uint8 0/1 for
+    KwikCluster); ``threshold < 0`` selects LP-pivot's random inclusion.
+    """
+    n = problem.n
+    threshold = float(threshold)
+    if problem.structure == "dense":
+        return lambda order, seed: _k.pivot_dense(values, n, order, threshold, seed)
+    indptr, indices, var = csr_from_pairs(problem.pairs, n)
+    return lambda order, seed: _k.pivot_sparse(values, indptr, indices, var, order, threshold, seed)
+
+
+def sign_values(problem):
+    """KwikCluster's 0/1 pair values: 0 on similar pairs (``d = 0``, ``w > 0``), else 1."""
+    w = np.asarray(problem.weights)
+    d = np.asarray(problem.target)
+    return (~((d == 0) & (w > 0))).view(np.uint8)
+
+
+def _one_try(problem, values, threshold, method, seed):
+    run = pivot_runner(problem, values, threshold)
+    order, kernel_seed = next(try_seeds(seed_entropy(seed), method, 1, problem.n))
+    return canonical_labels(run(order, kernel_seed))
+
+
+@for_kinds("cc")
+def lp_pivot(problem, x, *, seed=None):
+    """One LP-pivot rounding of a correlation-clustering relaxation.
+
+    Parameters
+    ----------
+    problem : MetricProblem
+        Of kind ``"cc"``.
+    x : ndarray of shape (n_variables,)
+        A solution of the relaxation.
+    seed : int, SeedSequence, Generator or None
+        Source of the pivot order and the coin flips.
+
+    Returns
+    -------
+    labels : ndarray of shape (n,), int64
+        Canonical cluster ids.
+
+    Notes
+    -----
+    In expectation a 2.5-approximation of the LP value on complete unweighted
+    instances [1]_; :func:`metricopt.rounding.round_solution` keeps the best of many
+    tries.
+    """
+    return _one_try(problem, check_x(problem, x), -1.0, "pivot", seed)
+
+
+@for_kinds("cc")
+def threshold_pivot(problem, x, *, seed=None):
+    """One threshold-pivot rounding (``j`` joins the pivot ``p`` iff ``x_pj < 1/3``).
+
+    Parameters
+    ----------
+    problem : MetricProblem
+        Of kind ``"cc"``.
+    x : ndarray of shape (n_variables,)
+    seed : int, SeedSequence, Generator or None
+        Source of the pivot order.
+
+    Returns
+    -------
+    labels : ndarray of shape (n,), int64
+    """
+    return _one_try(problem, check_x(problem, x), THRESHOLD, "threshold", seed)
+
+
+@for_kinds("cc")
+def kwikcluster(problem, seed=None, *, n_tries=1):
+    """KwikCluster: pivot on the signs of the pairs, without any relaxation.
+
+    Parameters
+    ----------
+    problem : MetricProblem
+        Of kind ``"cc"``.
+    seed : int, SeedSequence, Generator or None
+        Source of the pivot orders.
+    n_tries : int, default=1
+        Independent pivot orders; the cheapest clustering is kept.
+
+    Returns
+    -------
+    Rounding
+        With ``method="kwikcluster"``; see :func:`metricopt.rounding.round_solution`.
+
+    Notes
+    -----
+    An expected 3-approximation on complete unweighted graphs [1]_; a baseline for the
+    LP roundings elsewhere.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metricopt.problems import MetricProblem
+    >>> p = MetricProblem(kind="cc", n=3, labels=np.arange(3), structure="dense",
+    ...                   objective="l1", weights=np.ones(3), target=np.array([0., 1., 1.]),
+    ...                   lower=0.0, upper=1.0)
+    >>> kwikcluster(p, seed=0).labels.tolist()
+    [0, 0, 1]
+    """
+    from . import round_solution
+
+    return round_solution(problem, None, method="kwikcluster", n_tries=n_tries, seed=seed)
