@@ -1,0 +1,191 @@
+"""Benchmarks of the ``dykstra`` backend; prints a markdown table.
+
+Usage::
+
+    python benchmarks/bench_dykstra.py [--quick] [--highs-cap SECONDS]
+
+Cases (targets from the project's issue): sparsest cut on jazz (gamma 5, lambda 1/n,
+gap 1e-4, violation 1e-8; <= 5 s), Jaccard correlation clustering on jazz (gap 1e-4,
+violation 1e-6; <= 10 s), single-thread time per triplet at n = 1000, 2000 over passes
+2-5 next to the plain C loop ``ref_kernel.c`` (gcc -O3 -march=native, compiled here),
+2 threads against 1 at n = 2000 (blocked order), cluster deletion on Vassar85 (<= 60 s,
+<= 2 GB). HiGHS (``metricopt.solve(problem, method="highs")``) runs in a child process
+that is stopped after ``--highs-cap`` seconds. ``--quick`` uses small instances.
+"""
+
+import argparse
+import multiprocessing as mp
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = os.environ.get("METRICOPT_DATA", "/work/shared/data")
+
+
+def graph(name):
+    from metricopt.io import read_graph
+
+    path = os.path.join(DATA, f"{name}.txt")
+    return read_graph(path if os.path.exists(path) else name)
+
+
+def _highs_child(kind, name, params, q):
+    import metricopt
+    from metricopt.problems import build_problem
+
+    try:
+        t = time.perf_counter()
+        res = metricopt.solve(build_problem(kind, graph(name), **params), method="highs")
+        q.put((time.perf_counter() - t, float(res.fun)))
+    except Exception as exc:  # noqa: BLE001 - reported in the table
+        q.put((None, f"{type(exc).__name__}"))
+
+
+def highs_time(kind, name, params, cap):
+    ctx = mp.get_context("spawn")
+    q = ctx.Queue()
+    p = ctx.Process(target=_highs_child, args=(kind, name, params, q))
+    p.start()
+    p.join(cap)
+    if p.is_alive():
+        p.terminate()
+        p.join()
+        return f"> {cap:.0f} s (stopped)"
+    if q.empty():
+        return "failed"
+    t, val = q.get()
+    return f"{t:.2f} s (LP {val:.6g})" if t is not None else f"error: {val}"
+
+
+def run_case(rows, label, kind, name, params, opts, cap):
+    from metricopt.problems import build_problem
+    from metricopt.solvers.dykstra import solve_dykstra
+
+    problem = build_problem(kind, graph(name), **params)
+    t = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        res = solve_dykstra(problem, **opts)
+    sec = time.perf_counter() - t
+    lb = res["lower_bound"]
+    hi = highs_time(kind, name, params, cap) if cap > 0 else "skipped"
+    par = ", ".join(f"{k}={v}" for k, v in opts.items())
+    rows.append([label, "dykstra", par, res["nit"], f"{sec:.2f}", f"{res['qp_gap']:.1e}",
+                 f"{res['max_violation']:.1e}", f"{res['fun']:.6g}",
+                 "-" if lb is None else f"{lb:.6g}",
+                 "-" if lb is None else f"{res['fun'] / lb:.4f}", res["status_name"]
+                 if "status_name" in res else res["status"], hi])
+    return res
+
+
+def per_triplet(n, npass=5, threads=1, order="diagonal"):
+    """Mean ns per triplet over passes 2..npass of the triangle pass alone."""
+    import numba
+
+    from metricopt.solvers import _dykstra_kernels as K
+
+    rng = np.random.default_rng(0)
+    N = n * (n - 1) // 2
+    x = (rng.random(N) < 0.1).astype(np.float64)
+    winv = 1.0 / rng.uniform(0.5, 2.0, N)
+    trip = n * (n - 1) * (n - 2) / 6
+    old = numba.get_num_threads()
+    total = 0.0
+    try:
+        numba.set_num_threads(threads)
+        if order == "blocked":
+            bs = max(16, n // 8)
+            nb = (n + bs - 1) // bs
+            pos, val = np.empty(0, np.int64), np.empty(0)
+            start = np.zeros(nb * (nb + 1) // 2 + 1, np.int64)
+            K.triangle_pass_blocked(x[:3].copy(), winv[:3], 3, 16, pos, val,
+                                    np.zeros(2, np.int64), pos, val, start)  # compile
+            for k in range(1, npass + 1):
+                t = time.perf_counter()
+                pos, val, start, _, _ = K.triangle_pass_blocked(x, winv, n, bs, pos, val, start,
+                                                                pos, val, start)
+                if k >= 2:
+                    total += time.perf_counter() - t
+        else:
+            kern = K.TRIANGLE_KERNELS[order]
+            pos, val = np.empty(0, np.int64), np.empty(0)
+            a, b = np.empty(1 << 16, np.int64), np.empty(1 << 16)
+            for k in range(1, npass + 1):
+                t = time.perf_counter()
+                p, v, c, _, _ = kern(x, winv, n, 16, pos, val, a, b)
+                if k >= 2:
+                    total += time.perf_counter() - t
+                a, b = pos, val
+                pos, val = p[:c], v[:c]
+    finally:
+        numba.set_num_threads(old)
+    return 1e9 * total / (trip * (npass - 1))
+
+
+def c_reference(n, npass=5):
+    if shutil.which("gcc") is None:
+        return None
+    exe = os.path.join(tempfile.mkdtemp(), "ref_kernel")
+    subprocess.run(["gcc", "-O3", "-march=native", "-o", exe, os.path.join(HERE, "ref_kernel.c")],
+                   check=True)
+    out = subprocess.run([exe, str(n), str(npass)], check=True, capture_output=True, text=True)
+    return float(out.stdout.strip())
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="small instances only")
+    ap.add_argument("--highs-cap", type=float, default=120.0, help="seconds allowed to HiGHS")
+    ap.add_argument("--orders", action="store_true", help="also compare visiting orders")
+    args = ap.parse_args(argv)
+    sys.path.insert(0, os.path.join(HERE, "..", "src"))
+    from metricopt.solvers.dykstra import solve_dykstra  # noqa: F401 - compile early
+
+    rows = []
+    cap = args.highs_cap
+    big = "lesmis" if args.quick else "jazz"
+    orders = ("diagonal", "lexicographic", "blocked") if args.orders else ("diagonal",)
+    for order in orders:
+        run_case(rows, f"sc {big}", "sc", big, {},
+                 dict(gamma=5.0, tol=1e-8, gap_tol=1e-4, order=order), cap if order == orders[0] else 0)
+        run_case(rows, f"cc Jaccard {big}", "cc", big, {},
+                 dict(tol=1e-6, gap_tol=1e-4, order=order), cap if order == orders[0] else 0)
+    cd_name = "football" if args.quick else "Vassar85"
+    t0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    run_case(rows, f"cd {cd_name}", "cd", cd_name, {}, dict(tol=1e-6, gap_tol=1e-4),
+             cap if args.quick else 0)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    rows[-1][2] += f"; peak RSS {max(peak, t0) / 2**20:.2f} GB"
+
+    print("| case | backend | parameters | passes | seconds | final gap | violation | LP value "
+          "| LB | LP/LB | status | HiGHS |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print("| " + " | ".join(str(c) for c in r) + " |")
+
+    sizes = (300, 600) if args.quick else (1000, 2000)
+    print("\n| n | numba diagonal ns/triplet (1 thread, passes 2-5) | C reference ns/triplet "
+          "| numba / C |")
+    print("|---|---|---|---|")
+    for n in sizes:
+        nb = per_triplet(n)
+        c = c_reference(n)
+        print(f"| {n} | {nb:.2f} | {'-' if c is None else f'{c:.2f}'} | "
+              f"{'-' if c is None else f'{nb / c:.2f}'} |")
+    n = sizes[-1]
+    t1 = per_triplet(n, threads=1, order="blocked")
+    t2 = per_triplet(n, threads=2, order="blocked")
+    print(f"\nblocked order, n = {n}: 1 thread {t1:.2f} ns/triplet, 2 threads {t2:.2f} ns/triplet, "
+          f"speed-up {t1 / t2:.2f}x")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,159 @@
+"""Benchmarks of the ``project-forget`` backend (markdown table on stdout).
+
+Cases
+-----
+``grqc-cc``
+    Correlation clustering with Jaccard weights (dense, K_n), gamma = 1, on ca-GrQc
+    (n = 4158): violation <= 0.01, gap <= 1e-4; ``dykstra`` side by side when it is
+    installed.
+``power-cc``
+    The same on the power grid (n = 4941).
+``hepth-signed``
+    A signed graph on the edges of ca-HepTh, solved in sparse mode (MET(G)) to
+    violation <= 0.01. Construction: for every edge ``(i, j)`` the Jaccard coefficient
+    ``J = |N(i) & N(j)| / |N(i) | N(j)|`` of the open neighbourhoods, the score
+    ``S = log((1 + (J - delta)) / (1 - (J - delta)))`` with ``delta = 0.05`` and
+    ``Z = S + eps`` (``S >= 0``) or ``S - eps`` (``S < 0``), ``eps = 0.01`` (the DESIGN §1
+    Jaccard rule restricted to edges); sign of the edge = sign of ``Z``, weight =
+    ``|Z|``. Pairs that are not edges weigh 0, so only the m edges are variables.
+
+``--quick`` replaces the graphs by small ones (karate, lesmis, a 400-edge subgraph of
+ca-HepTh) so a smoke run takes well under a minute. ``--cases`` picks cases,
+``--time-limit`` caps each run (seconds).
+
+Run: ``python benchmarks/bench_project_forget.py [--quick] [--cases grqc-cc,hepth-signed]``.
+"""
+
+import argparse
+import dataclasses
+import os
+import resource
+import sys
+import time
+
+import numpy as np
+import scipy.sparse as sp
+
+import metricopt
+from metricopt.problems._base import MetricProblem
+
+DATA = os.environ.get("METRICOPT_DATA", "/work/shared/data")
+
+
+def edge_jaccard_signed(graph, delta=0.05, eps=0.01):
+    """Signed cc problem on the edges of ``graph`` (see the module docstring)."""
+    n = graph.n
+    e = graph.edges
+    a = sp.csr_matrix((np.ones(2 * len(e)), (np.r_[e[:, 0], e[:, 1]], np.r_[e[:, 1], e[:, 0]])),
+                      shape=(n, n))
+    deg = np.asarray(a.sum(1)).ravel()
+    common = np.asarray((a[e[:, 0]].multiply(a[e[:, 1]])).sum(1)).ravel()
+    jac = common / (deg[e[:, 0]] + deg[e[:, 1]] - common)
+    t = jac - delta
+    s = np.log((1.0 + t) / (1.0 - t))
+    z = np.where(s >= 0, s + eps, s - eps)
+    return MetricProblem(kind="cc", n=n, labels=graph.labels, structure="sparse",
+                         objective="l1", weights=np.abs(z), target=(z < 0).astype(float),
+                         lower=0.0, upper=1.0, pairs=e.copy(), graph=graph,
+                         params=dict(weights="edge-jaccard-signed", delta=delta, epsilon=eps),
+                         name=f"{graph.name}-signed")
+
+
+def _subgraph(graph, m_keep):
+    """The largest component of the first ``m_keep`` edges (a small smoke instance)."""
+    import networkx as nx
+
+    g = nx.Graph()
+    g.add_edges_from(map(tuple, graph.edges[:m_keep]))
+    comp = max(nx.connected_components(g), key=len)
+    nodes = sorted(comp)
+    idx = {v: k for k, v in enumerate(nodes)}
+    edges = np.array(sorted((min(idx[u], idx[v]), max(idx[u], idx[v]))
+                            for u, v in g.subgraph(comp).edges()), dtype=np.int64)
+    return dataclasses.replace(graph, n=len(nodes), edges=edges, weights=None,
+                               labels=np.asarray(graph.labels)[nodes],
+                               name=f"{graph.name}-sub{len(edges)}")
+
+
+def _cases(quick):
+    if quick:
+        return {
+            "grqc-cc": ("karate", "cc-jaccard"),
+            "power-cc": ("lesmis", "cc-jaccard"),
+            "hepth-signed": (("ca-HepTh", 3000), "signed"),
+        }
+    return {
+        "grqc-cc": (f"{DATA}/ca-GrQc.txt", "cc-jaccard"),
+        "power-cc": (f"{DATA}/power.txt", "cc-jaccard"),
+        "hepth-signed": (f"{DATA}/ca-HepTh.txt", "signed"),
+    }
+
+
+def _problem(source, how):
+    if isinstance(source, tuple):
+        g = _subgraph(metricopt.read_graph(f"{DATA}/{source[0]}.txt"), source[1])
+    else:
+        g = metricopt.read_graph(source)
+    if how == "signed":
+        return edge_jaccard_signed(g)
+    return metricopt.build_problem("cc", g, weights="jaccard")
+
+
+def _fmt(v, spec):
+    return "-" if v is None or (isinstance(v, float) and not np.isfinite(v)) else format(v, spec)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--cases", default="grqc-cc,power-cc,hepth-signed")
+    ap.add_argument("--time-limit", type=float, default=None)
+    ap.add_argument("--no-dykstra", action="store_true")
+    ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--progress", action="store_true", help="print every iteration record to stderr")
+    args = ap.parse_args(argv)
+    cases = _cases(args.quick)
+    rows = []
+    for name in args.cases.split(","):
+        source, how = cases[name]
+        t0 = time.perf_counter()
+        prob = _problem(source, how)
+        build_s = time.perf_counter() - t0
+        opts = dict(tol=0.01, gap_tol=1e-4, gamma=1.0, time_limit=args.time_limit)
+        runs = [("project-forget", dict(opts, threads=args.threads))]
+        if prob.structure == "dense" and not args.no_dykstra \
+                and "dykstra" in metricopt.solvers.registered_solvers():
+            runs.append(("dykstra", dict(opts)))
+        for method, kw in runs:
+            kw = {k: v for k, v in kw.items() if v is not None}
+            t = time.perf_counter()
+            cb = None
+            if args.progress:
+                def cb(rec, _m=method):
+                    print(f"#   {_m} it={rec['iteration']} t={rec['seconds']:.1f}s "
+                          f"viol={rec['max_violation']:.3g} gap={rec['gap']:.3g} "
+                          f"active={rec['active_constraints']}", file=sys.stderr, flush=True)
+            try:
+                res = metricopt.solve(prob, method=method, callback=cb, **kw)
+            except Exception as exc:  # a missing or failing backend is reported, not fatal
+                rows.append((name, method, str(exc)[:60]))
+                continue
+            sec = time.perf_counter() - t
+            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+            params = f"n={prob.n} vars={prob.n_variables} tol=0.01 gap_tol=1e-4 gamma=1"
+            rows.append((name, method, params, res.nit, f"{sec:.1f}",
+                         _fmt(res.get("qp_gap"), ".2e"), _fmt(res.max_violation, ".2e"),
+                         _fmt(res.fun, ".6g"), _fmt(res.get("lower_bound"), ".6g"),
+                         f"{peak:.2f}", res.status_name, f"{build_s:.1f}"))
+            print(f"# {name} {method}: {res.status_name} in {sec:.1f} s", file=sys.stderr,
+                  flush=True)
+    head = ("case", "backend", "parameters", "iterations", "seconds", "gap", "violation",
+            "LP value", "LB", "peak memory (GiB, process)", "status", "build s")
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for r in rows:
+        print("| " + " | ".join(map(str, r)) + " |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,31 @@
+"""Numeric tunables shared by the numba kernels and the iterative backends.
+
+Kernels read their fast-math flags from :data:`FASTMATH`, a named set that leaves out
+``nnan`` and ``ninf`` so that NaN and infinity tests inside kernels keep working.
+Call :func:`reset` to restore every default.
+"""
+
+__all__ = ["FASTMATH", "DYKSTRA_BLOCK", "DYKSTRA_MIN_WEIGHT", "DYKSTRA_STALL_STEP", "reset"]
+
+_DEFAULTS = {
+    # LLVM fast-math flags for kernels: no `nnan`/`ninf`, so `x != x` and isinf stay honest.
+    "FASTMATH": frozenset({"nsz", "arcp", "contract", "afn", "reassoc"}),
+    # Width of the s1-blocks of the diagonal visiting order (pairs (i, i+s1) per block).
+    "DYKSTRA_BLOCK": 16,
+    # Pair weights below this fraction of the largest weight are raised to it, so that
+    # W stays invertible (the Jaccard and unit weights are never below it).
+    "DYKSTRA_MIN_WEIGHT": 1e-12,
+    # A pass whose largest change of any variable is below this (relative to max |x|)
+    # counts as no progress: the run is reported as stalled.
+    "DYKSTRA_STALL_STEP": 1e-15,
+}
+
+FASTMATH = _DEFAULTS["FASTMATH"]
+DYKSTRA_BLOCK = _DEFAULTS["DYKSTRA_BLOCK"]
+DYKSTRA_MIN_WEIGHT = _DEFAULTS["DYKSTRA_MIN_WEIGHT"]
+DYKSTRA_STALL_STEP = _DEFAULTS["DYKSTRA_STALL_STEP"]
+
+
+def reset():
+    """Restore every tunable to its default (kernels already compiled keep their flags)."""
+    globals().update(_DEFAULTS)

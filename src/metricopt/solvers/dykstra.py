@@ -1,0 +1,639 @@
+"""Dykstra's projection method for the quadratic regularisations of metric LPs.
+
+The backend ``"dykstra"`` (Veldt, Gleich, Wirth & Saunderson 2019, Alg. 1-2, §4-7)
+minimises ``c'v + (1/2 gamma) (v - delta)' W (v - delta)`` over the LP's constraints by
+cyclic Hildreth steps, one constraint at a time, keeping the triangle duals sparsely.
+Problems and their regularisations:
+
+``cc`` and ``mn`` with ``p = 1`` (V §6.2)
+    Variables ``x`` and ``f >= |x - d|`` (as two half-spaces), ``W = diag(w, w)``,
+    start ``x = d`` (``e = x - d = 0``) and ``f = -gamma``; the LP value is
+    ``sum w |x - d|``; a priori ``LP* <= c'x_hat <= (1 + 1/gamma) LP*``.
+``sc`` (V §6.3, eq. 14)
+    ``W = 1`` on edges and ``lambda`` elsewhere (defaults ``gamma = 5``,
+    ``lambda = 1/n``), ``sum x = n``, ``x >= 0``; start ``x = -gamma`` on edges.
+``mn`` with ``p = 2``
+    Already a QP: ``sum w (x - d)^2`` (internally ``gamma = 1/2``, no regularisation).
+``cd`` (V §6.1)
+    Edge variables, the explicit triangle and wedge lists of the problem, ``0 <= x <= 1``,
+    ``W = I``.
+
+Sparse-structure problems (cycle inequalities of MET(G)) belong to an active-set method
+and are refused by :meth:`DykstraSolver.supports`.
+
+Visiting orders (option ``order``), passes to reach the tolerances measured on this
+project's 2-core machine with the default stopping rule (see ``benchmarks/README.md``):
+
+=============== ============ ============ ============ ===================
+order           cc karate    sc karate    mn2 karate   cc lesmis (no rnd)
+=============== ============ ============ ============ ===================
+diagonal        260          910          1720         4800
+lexicographic   200          740          3820         2920
+blocked         -            -            -            2920 (1 or 2 thr.)
+=============== ============ ============ ============ ===================
+
+Lexicographic needs fewer passes on the cc/sc problems measured so far; diagonal wins on
+metric nearness. The default stays ``"diagonal"`` until the jazz-size measurements
+(``benchmarks/bench_dykstra.py --orders``) are in.
+
+References
+----------
+.. [1] Veldt, N., Gleich, D. F., Wirth, A., & Saunderson, J. (2019). Metric-constrained
+       optimization for graph clustering algorithms. SIAM J. Math. Data Sci. 1(2),
+       333-355. https://doi.org/10.1137/18M1217152
+.. [2] Ruggles, C., Veldt, N., & Gleich, D. F. (2020). A parallel projection method for
+       metric constrained optimization. SIAM CSC 2020. arXiv:1901.10084
+.. [3] Dax, A. (2003). On theory and practice of row relaxation methods. (dual bound of
+       Hildreth iterates)
+"""
+
+import os
+import tempfile
+import time
+import warnings
+
+import numpy as np
+
+from .. import _config
+from ..exceptions import ConvergenceWarning, InvalidParameterError
+from ..result import Status
+from ._base import Solver
+
+__all__ = ["DykstraSolver", "solve_dykstra", "ORDERS"]
+
+#: visiting orders of the triangle constraints
+ORDERS = ("diagonal", "lexicographic", "blocked")
+
+_DEFAULT_ROUND = tuple(range(1, 13))
+
+
+# ----------------------------------------------------------------------------- setup
+def _setup(problem, gamma, lam):
+    """Work arrays of the regularised QP of ``problem`` (see the module docstring)."""
+    from . import _dykstra_kernels as K
+
+    kind = problem.kind
+    n = problem.n
+    dense = problem.structure == "dense"
+    st = dict(kind=kind, n=n, dense=dense)
+    if dense:
+        idx = K.packed_to_diagonal_index(n)
+        st["idx"] = idx
+
+        def lay(a):
+            out = np.empty(a.shape[0], dtype=np.float64)
+            out[idx] = a
+            return out
+    else:
+        def lay(a):
+            return np.ascontiguousarray(a, dtype=np.float64).copy()
+
+    nvar = problem.n_variables
+    f = None
+    delta = None
+    wts = None
+    cost = None
+    if problem.objective == "l1":
+        g = 1.0 if gamma is None else float(gamma)
+        w = lay(problem.weights)
+        w = np.maximum(w, _config.DYKSTRA_MIN_WEIGHT * max(float(w.max(initial=0.0)), 1.0))
+        delta = lay(problem.target)
+        x = delta.copy()
+        f = np.full(nvar, -g)
+        wts = w
+    elif problem.objective == "l2":
+        g = 0.5
+        w = lay(problem.weights)
+        w = np.maximum(w, _config.DYKSTRA_MIN_WEIGHT * max(float(w.max(initial=0.0)), 1.0))
+        delta = lay(problem.target)
+        x = delta.copy()
+        wts = w
+    elif kind == "sc":
+        g = 5.0 if gamma is None else float(gamma)
+        lm = 1.0 / n if lam is None else float(lam)
+        cost = lay(problem.cost)
+        wts = np.where(cost > 0, 1.0, lm)
+        x = -g * cost / wts
+        st["lam"] = lm
+    else:  # linear objective on edges (cd) or another linear dense problem
+        g = 1.0 if gamma is None else float(gamma)
+        cost = lay(problem.cost)
+        wts = np.ones(nvar)
+        x = -g * cost
+    st.update(gamma=g, x=x, f=f, delta=delta, w=wts, winv=1.0 / wts, cost=cost)
+    st["has_lower"] = bool(np.isfinite(problem.lower))
+    st["has_upper"] = bool(np.isfinite(problem.upper))
+    st["lower"] = float(problem.lower) if st["has_lower"] else 0.0
+    st["upper"] = float(problem.upper) if st["has_upper"] else 0.0
+    st["z_pair"] = np.zeros((4, nvar))
+    st["z_sum"] = 0.0
+    st["sum_value"] = problem.sum_value
+    if dense:
+        st["tri_pos"] = np.empty(0, dtype=np.int64)
+        st["tri_val"] = np.empty(0, dtype=np.float64)
+        st["tri_start"] = np.zeros(1, dtype=np.int64)
+    else:
+        st["tri"] = np.ascontiguousarray(problem.triangles, dtype=np.int64).reshape(-1, 3)
+        st["wed"] = np.ascontiguousarray(problem.wedges, dtype=np.int64).reshape(-1, 2)
+        st["z_tri"] = np.zeros(3 * st["tri"].shape[0])
+        st["z_wed"] = np.zeros(st["wed"].shape[0])
+    return st
+
+
+def _objectives(st, bz):
+    """QP primal, dual and ``-b'y`` (V eq. 15) of the current iterate.
+
+    Uses ``A'y = -(W e / gamma) - c`` (exact for Dykstra iterates), so only the duals of
+    constraints with ``b != 0`` in the shifted variables are summed (``bz = b'z``).
+    """
+    g = st["gamma"]
+    w = st["w"]
+    x = st["x"]
+    e = x if st["delta"] is None else x - st["delta"]
+    quad = float(np.dot(w, e * e))
+    lin = 0.0
+    if st["f"] is not None:
+        quad += float(np.dot(w, st["f"] * st["f"]))
+        lin = float(np.dot(w, st["f"]))
+    elif st["cost"] is not None:
+        lin = float(np.dot(st["cost"], x))
+    neg_bty = -bz / g
+    if st["delta"] is not None:
+        neg_bty -= float(np.dot(w, st["delta"] * e)) / g
+    primal = lin + quad / (2 * g)
+    dual = neg_bty - quad / (2 * g)
+    return primal, dual, neg_bty
+
+
+def _packed(st, x=None):
+    x = st["x"] if x is None else x
+    return x[st["idx"]] if st["dense"] else x.copy()
+
+
+def _rel_gap(primal, dual):
+    return abs(primal - dual) / max(abs(primal), abs(dual), 1e-300)
+
+
+# ------------------------------------------------------------------------- one pass
+def _one_pass(st, order, block, bufs):
+    """One cyclic pass over every constraint; returns (bz, nnz, vmax, smax)."""
+    from . import _dykstra_kernels as K
+
+    x, winv = st["x"], st["winv"]
+    vmax = smax = 0.0
+    nnz = 0
+    bz = 0.0
+    if st["dense"]:
+        if order == "blocked":
+            p, v, s, a, m = K.triangle_pass_blocked(
+                x, winv, st["n"], block, st["tri_pos"], st["tri_val"], st["tri_start"],
+                bufs[0], bufs[1], st["tri_start"])
+            st["tri_pos"], st["tri_val"], st["tri_start"] = p, v, s
+            c = p.shape[0]
+        else:
+            kern = K.TRIANGLE_KERNELS[order]
+            p, v, c, a, m = kern(x, winv, st["n"], block, st["tri_pos"], st["tri_val"],
+                                 bufs[0], bufs[1])
+            # this pass's list becomes current; the old current buffer is next scratch
+            old_p, old_v = bufs[2], bufs[3]
+            bufs[0], bufs[1] = old_p, old_v
+            bufs[2], bufs[3] = p, v
+            st["tri_pos"], st["tri_val"] = p[:c], v[:c]
+        nnz += c
+        vmax, smax = max(vmax, a), max(smax, m)
+    else:
+        c, a, m = K.edge_triangle_pass(x, winv, st["tri"], st["z_tri"])
+        nnz += c
+        vmax, smax = max(vmax, a), max(smax, m)
+        b, c, a, m = K.wedge_pass(x, winv, st["wed"], st["z_wed"])
+        bz += b
+        nnz += c
+        vmax, smax = max(vmax, a), max(smax, m)
+    f = st["f"]
+    b, c, a, m = K.pair_pass(
+        x, winv, f if f is not None else x, st["delta"] if st["delta"] is not None else x,
+        st["z_pair"], st["lower"], st["upper"], f is not None, st["has_lower"], st["has_upper"])
+    bz += b
+    nnz += c
+    vmax, smax = max(vmax, a), max(smax, m)
+    if st["sum_value"] is not None:
+        st["z_sum"], a, m = K.sum_step(x, winv, st["z_sum"], float(st["sum_value"]))
+        bz += float(st["sum_value"]) * st["z_sum"]
+        nnz += st["z_sum"] != 0.0
+        vmax, smax = max(vmax, a), max(smax, m)
+    return bz, int(nnz), float(vmax), float(smax)
+
+
+def _dual_bytes(st, bufs):
+    total = st["z_pair"].nbytes
+    if st["dense"]:
+        total += st["tri_pos"].nbytes + st["tri_val"].nbytes
+        total += sum(b.nbytes for b in bufs[:2])
+    else:
+        total += st["z_tri"].nbytes + st["z_wed"].nbytes
+    return int(total)
+
+
+# ---------------------------------------------------------------- checkpoint / resume
+_STATE_ARRAYS = ("x", "f", "z_pair", "tri_pos", "tri_val", "tri_start", "z_tri", "z_wed")
+
+
+def _write_checkpoint(path, st, counters, options):
+    """Write the complete iteration state atomically (temp file + os.replace)."""
+    arrays = {k: st[k] for k in _STATE_ARRAYS if st.get(k) is not None}
+    arrays["z_sum"] = np.array(st["z_sum"])
+    meta = dict(counters)
+    meta.update({f"opt_{k}": v for k, v in options.items()})
+    arrays["meta_keys"] = np.array(list(meta), dtype=object)
+    arrays["meta_vals"] = np.array([repr(v) for v in meta.values()], dtype=object)
+    directory = os.path.dirname(os.path.abspath(path)) or "."
+    fd, tmp = tempfile.mkstemp(prefix=".ckpt-", suffix=".npz", dir=directory)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            np.savez(fh, **arrays)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _read_checkpoint(path, st):
+    import ast
+
+    with np.load(path, allow_pickle=True) as data:
+        meta = {k: ast.literal_eval(v) for k, v in zip(data["meta_keys"], data["meta_vals"])}
+        if meta.get("n") != st["n"] or meta.get("kind") != st["kind"]:
+            raise InvalidParameterError(
+                f"checkpoint {path!r} belongs to a {meta.get('kind')} problem on {meta.get('n')} "
+                f"nodes, not to this {st['kind']} problem on {st['n']} nodes")
+        for k in _STATE_ARRAYS:
+            if k in data.files:
+                if st.get(k) is not None and st[k].shape != data[k].shape and k not in (
+                        "tri_pos", "tri_val", "tri_start"):
+                    raise InvalidParameterError(f"checkpoint {path!r} does not match this problem")
+                st[k] = np.ascontiguousarray(data[k])
+        st["z_sum"] = float(data["z_sum"])
+    return meta
+
+
+# -------------------------------------------------------------------------- driver
+def _check_options(tol, gap_tol, max_iter, time_limit, order, check_every, threads, gamma, lam,
+                   checkpoint_every):
+    def bad(name, value, what):
+        raise InvalidParameterError(
+            f"The '{name}' parameter of solve_dykstra must be {what}. Got {value!r} instead.")
+
+    for name, val in (("tol", tol), ("gap_tol", gap_tol)):
+        if not isinstance(val, (int, float)) or isinstance(val, bool) or not val > 0:
+            bad(name, val, "a float > 0")
+    if not isinstance(max_iter, (int, np.integer)) or isinstance(max_iter, bool) or max_iter < 1:
+        bad("max_iter", max_iter, "an int >= 1")
+    if time_limit is not None and not (isinstance(time_limit, (int, float)) and time_limit > 0):
+        bad("time_limit", time_limit, "a float > 0 or None")
+    if order not in ORDERS:
+        bad("order", order, f"one of {', '.join(map(repr, ORDERS))}")
+    if not isinstance(check_every, (int, np.integer)) or check_every < 1:
+        bad("check_every", check_every, "an int >= 1")
+    if threads is not None and (not isinstance(threads, (int, np.integer)) or threads < 1):
+        bad("threads", threads, "an int >= 1 or None")
+    for name, val in (("gamma", gamma), ("lam", lam)):
+        if val is not None and not (isinstance(val, (int, float)) and val > 0):
+            bad(name, val, "a float > 0 or None")
+    if not (isinstance(checkpoint_every, (int, float)) and checkpoint_every > 0):
+        bad("checkpoint_every", checkpoint_every, "a float > 0")
+
+
+def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_iter=10000,
+                  time_limit=None, order="diagonal", block=None, check_every=10,
+                  round_digits=_DEFAULT_ROUND, threads=None, seed=None, max_memory=None,
+                  callback=None, verbose=False, checkpoint=None, checkpoint_every=60.0,
+                  resume=None):
+    """Solve the quadratic regularisation of a metric LP by Dykstra's method.
+
+    Parameters
+    ----------
+    problem : MetricProblem
+        A dense (``cc``, ``sc``, ``mn``) or edge-structured (``cd``) problem.
+    gamma : float or None
+        Regularisation: the QP is ``c'x + (1/2 gamma) x'Wx``. Default 1 for ``cc``,
+        ``mn`` (p = 1) and ``cd``, 5 for ``sc``; ignored for ``mn`` with p = 2.
+    lam : float or None
+        Sparsest cut only: weight of the non-edges in ``W`` (default ``1/n``).
+    tol : float, default=1e-6
+        Largest allowed constraint violation of the returned ``x`` (a full O(n^3) check).
+    gap_tol : float, default=1e-4
+        Largest allowed relative gap ``|P - D| / max(|P|, |D|)`` between the QP primal
+        ``P(x)`` and the dual ``D(y) = -b'y - (1/2 gamma) x'Wx`` (V §5.3).
+    max_iter : int, default=10000
+        Passes through all constraints.
+    time_limit : float or None
+        Seconds; checked after every pass.
+    order : {"diagonal", "lexicographic", "blocked"}, default="diagonal"
+        Visiting order of the triangle constraints. ``"diagonal"``: triplets
+        ``(i, i+s1, i+s1+s2)`` grouped by shape (fewest passes, serial);
+        ``"lexicographic"``: ``i < j < k``, the papers' order; ``"blocked"``: the
+        conflict-free anti-diagonal block schedule, run on ``threads`` threads (the
+        result does not depend on the thread count).
+    block : int or None
+        Block width: s1-block of the diagonal order (default 16), node block of the
+        blocked order (default ``max(16, n // 8)``).
+    check_every : int, default=10
+        Passes between full O(n^3) violation checks; a full check also runs whenever
+        the cheap per-pass estimate and the gap both meet their tolerances.
+    round_digits : sequence of int
+        Decimals tried by the entrywise rounding test (V §5.4) at full checks where the
+        gap holds but the violation does not; empty to disable.
+    threads : int or None
+        Threads of the ``"blocked"`` order (default: all cores); other orders are serial.
+    seed : None
+        Accepted for interface compatibility; the method is deterministic.
+    max_memory : int or None
+        Bytes allowed for the dual lists; the run stops with status ``limit`` beyond it.
+    callback : callable or None
+        Called once per pass with the pass record (see ``history``).
+    verbose : bool
+        Accepted for interface compatibility (the library does not print).
+    checkpoint : str or None
+        Path of an ``.npz`` checkpoint written every ``checkpoint_every`` seconds, at the
+        end, and on ``KeyboardInterrupt``.
+    checkpoint_every : float, default=60.0
+    resume : str or None
+        Path of a checkpoint to continue from (same problem and options).
+
+    Returns
+    -------
+    dict
+        ``x`` (packed problem order), ``fun`` (LP objective ``c'x`` of the returned x; for
+        ``mn`` with p = 2 the QP objective), ``lower_bound`` (certified bound on the LP
+        optimum from :mod:`metricopt.bounds`, ``None`` when unavailable),
+        ``lp_approx_ratio`` (``fun / lower_bound``), ``qp_primal``, ``qp_dual``, ``gap``,
+        ``max_violation``, ``status``, ``nit``, ``history`` (per pass: iteration, seconds,
+        primal, dual, gap, max_violation, full_check, active_constraints, memory_bytes),
+        ``gamma``, ``lam``, ``rounded_digits``, ``dual_memory_bytes``.
+
+    References
+    ----------
+    .. [1] Veldt, N., Gleich, D. F., Wirth, A., & Saunderson, J. (2019). Metric-constrained
+           optimization for graph clustering algorithms. SIAM J. Math. Data Sci. 1(2),
+           333-355. https://doi.org/10.1137/18M1217152
+    """
+    _check_options(tol, gap_tol, max_iter, time_limit, order, check_every, threads, gamma, lam,
+                   checkpoint_every)
+    import numba
+
+    st = _setup(problem, gamma, lam)
+    n = problem.n
+    if block is None:
+        block = _config.DYKSTRA_BLOCK if order != "blocked" else max(16, n // 8)
+    block = int(block)
+    options = dict(order=order, block=block, tol=float(tol), gap_tol=float(gap_tol),
+                   gamma=st["gamma"], lam=st.get("lam"))
+    counters = dict(kind=st["kind"], n=n, iteration=0, seconds=0.0)
+    history = []
+    if resume is not None:
+        meta = _read_checkpoint(resume, st)
+        if meta.get("opt_order") != order or meta.get("opt_block") != block:
+            raise InvalidParameterError(
+                f"checkpoint {resume!r} was written with order={meta.get('opt_order')!r}, "
+                f"block={meta.get('opt_block')}; resume with the same options")
+        counters["iteration"] = int(meta["iteration"])
+        counters["seconds"] = float(meta["seconds"])
+    bufs = [np.empty(1024, dtype=np.int64), np.empty(1024), np.empty(0, dtype=np.int64),
+            np.empty(0)]
+    if st["dense"] and order == "blocked" and st["tri_pos"].shape[0] == 0:
+        nblk = (n + block - 1) // block
+        st["tri_start"] = np.zeros(nblk * (nblk + 1) // 2 + 1, dtype=np.int64)
+    if st["dense"] and order != "blocked":
+        # current list lives in bufs[2:4] (views), the next one is written to bufs[0:2]
+        bufs[2], bufs[3] = st["tri_pos"].copy(), st["tri_val"].copy()
+        st["tri_pos"], st["tri_val"] = bufs[2], bufs[3]
+        bufs[0] = np.empty(max(1024, st["tri_pos"].shape[0]), dtype=np.int64)
+        bufs[1] = np.empty(max(1024, st["tri_pos"].shape[0]))
+
+    old_threads = numba.get_num_threads()
+    want = old_threads if threads is None else min(int(threads), numba.config.NUMBA_NUM_THREADS)
+    status = Status.LIMIT
+    message = ""
+    rounded = None
+    x_out = None
+    primal = dual = gap = neg_bty = np.nan
+    viol = np.inf
+    start = time.perf_counter() - counters["seconds"]
+    last_ckpt = time.perf_counter()
+    it = counters["iteration"]
+    try:
+        numba.set_num_threads(want)
+        while True:
+            if it >= max_iter:
+                status, message = Status.LIMIT, f"iteration limit ({max_iter} passes) reached"
+                break
+            bz, nnz, vest, smax = _one_pass(st, order, block, bufs)
+            it += 1
+            primal, dual, neg_bty = _objectives(st, bz)
+            gap = _rel_gap(primal, dual)
+            mem = _dual_bytes(st, bufs)
+            if not np.isfinite(primal) or not np.isfinite(dual):
+                status, message = Status.NUMERICAL, "non-finite objective"
+                break
+            full = (it % check_every == 0) or (vest <= tol and gap <= gap_tol)
+            if full:
+                viol = problem.max_violation(_packed(st))
+            else:
+                viol = vest
+            done = full and viol <= tol and gap <= gap_tol
+            if full and not done and gap <= gap_tol and round_digits:
+                rounded, x_r = _rounding_test(problem, st, dual, tol, gap_tol, round_digits)
+                if rounded is not None:
+                    x_out = x_r
+                    done = True
+            elapsed = time.perf_counter() - start
+            rec = dict(iteration=it, seconds=elapsed, primal=primal, dual=dual, gap=gap,
+                       max_violation=viol, full_check=bool(full), active_constraints=nnz,
+                       memory_bytes=mem)
+            history.append(rec)
+            if callback is not None:
+                callback(dict(rec))
+            counters.update(iteration=it, seconds=elapsed)
+            if done:
+                status, message = Status.OPTIMAL, (
+                    f"converged in {it} passes" + (f" (x rounded to {rounded} decimals)"
+                                                     if rounded is not None else ""))
+                break
+            scale = max(1.0, float(np.max(np.abs(st["x"]))))
+            if smax <= _config.DYKSTRA_STALL_STEP * scale:
+                status, message = Status.STALLED, f"no change in pass {it}"
+                break
+            if time_limit is not None and elapsed >= time_limit:
+                status, message = Status.LIMIT, f"time limit ({time_limit} s) reached"
+                break
+            if max_memory is not None and mem > max_memory:
+                status, message = Status.LIMIT, f"dual storage exceeds max_memory ({mem} bytes)"
+                break
+            if checkpoint is not None and time.perf_counter() - last_ckpt >= checkpoint_every:
+                _write_checkpoint(checkpoint, st, counters, options)
+                last_ckpt = time.perf_counter()
+    except KeyboardInterrupt:
+        status, message = Status.INTERRUPTED, f"interrupted after {it} passes"
+        counters.update(iteration=it, seconds=time.perf_counter() - start)
+        if checkpoint is not None:
+            # a pass cut short leaves x and the dual lists inconsistent with each other only
+            # within that pass: the checkpoint holds the state after the last full pass
+            _write_checkpoint(checkpoint, st, counters, options)
+    finally:
+        numba.set_num_threads(old_threads)
+    if checkpoint is not None and status != Status.INTERRUPTED:
+        _write_checkpoint(checkpoint, st, counters, options)
+
+    x_full = _packed(st)
+    x = x_full if x_out is None else x_out
+    if status == Status.INTERRUPTED or not history or not history[-1]["full_check"] \
+            or x_out is not None:
+        viol = problem.max_violation(x)
+    if status not in (Status.OPTIMAL, Status.INTERRUPTED):
+        warnings.warn(f"dykstra: {message}", ConvergenceWarning, stacklevel=3)
+    fun = problem.objective_value(x)
+    out = dict(x=x, fun=fun, status=status, message=message, nit=it,
+               max_violation=float(viol), qp_primal=float(primal), qp_dual=float(dual),
+               qp_gap=float(gap), history=history, gamma=st["gamma"], lam=st.get("lam"),
+               rounded_digits=rounded, dual_memory_bytes=_dual_bytes(st, bufs),
+               elapsed=time.perf_counter() - start)
+    lb, details = _certify(problem, st, x_full, dual, neg_bty)
+    out["lower_bound"] = lb
+    out["bound_details"] = details
+    out["lp_approx_ratio"] = (fun / lb) if (lb is not None and lb > 0) else None
+    return out
+
+
+def _rounding_test(problem, st, dual, tol, gap_tol, digits):
+    """Entrywise rounding test (V §5.4): the first ``r`` whose rounded ``x`` is feasible
+    within ``tol`` and has QP objective within ``gap_tol`` of ``D(y)``."""
+    xp = _packed(st)
+    g = st["gamma"]
+    for r in digits:
+        xr = np.round(xp, int(r))
+        if problem.max_violation(xr) > tol:
+            continue
+        xl = np.empty_like(xr)
+        if st["dense"]:
+            xl[st["idx"]] = xr
+        else:
+            xl[:] = xr
+        e = xl if st["delta"] is None else xl - st["delta"]
+        quad = float(np.dot(st["w"], e * e))
+        if st["f"] is not None:  # best f for the rounded x: f = |x - d|
+            quad *= 2.0
+            lin = float(np.dot(st["w"], np.abs(e)))
+        elif st["cost"] is not None:
+            lin = float(np.dot(st["cost"], xl))
+        else:
+            lin = 0.0
+        if _rel_gap(lin + quad / (2 * g), dual) <= gap_tol:
+            return int(r), xr
+    return None, None
+
+
+def _certify(problem, st, x_full, dual, neg_bty):
+    """Best certified lower bound on the LP optimum, from :mod:`metricopt.bounds`.
+
+    Both candidates use the same full-precision pair ``(x, y)``: the dual bound
+    ``D(y) / (1 + A)`` (V §6) and V Thm 5 (Cor 6 for sparsest cut). For ``mn`` with
+    ``p = 2`` the bound is on the QP optimum itself (``A = 0``).
+
+    Returns
+    -------
+    lower_bound : float or None
+    details : dict
+        Every candidate value, or why it could not be computed.
+    """
+    try:
+        from .. import bounds
+    except ImportError:  # pragma: no cover - the package ships it
+        return None, {"error": "metricopt.bounds is not available"}
+    g = st["gamma"]
+    kind = problem.kind
+    details = {}
+    cands = []
+    try:
+        if problem.objective == "l2":
+            term = bounds.apriori_term(kind, p=2)
+        elif problem.objective == "l1":
+            if kind == "mn":
+                term = bounds.apriori_term(
+                    kind, gamma=g, p=1, max_target=float(np.max(problem.target, initial=0.0)))
+            else:
+                term = bounds.apriori_term(kind, gamma=g)
+        elif kind == "sc":
+            term = bounds.apriori_term(kind, gamma=g, lam=st["lam"], n=problem.n)
+        else:
+            term = bounds.apriori_term(kind, gamma=g)
+        details["dual_bound"] = float(bounds.dual_bound(dual, term))
+        cands.append(details["dual_bound"])
+    except Exception as exc:  # noqa: BLE001 - report, never fail the solve
+        details["dual_bound_error"] = f"{type(exc).__name__}: {exc}"
+    try:
+        res = None
+        if kind == "sc":
+            res = bounds.sparsest_cut_bound(x_full, _packed(st, st["w"]), problem.cost, gamma=g,
+                                            minus_b_dot_y=neg_bty, n=problem.n)
+        elif problem.objective == "l1" and problem.structure == "dense":
+            e = x_full - problem.target
+            res = bounds.correlation_clustering_bound(
+                e, _packed(st, st["f"]), _packed(st, st["w"]), problem.target, gamma=g,
+                minus_b_dot_y=neg_bty,
+                x_upper=float(problem.upper) if np.isfinite(problem.upper) else
+                max(1.0, float(np.max(problem.target, initial=0.0))))
+        elif kind == "cd":
+            res = bounds.cluster_deletion_bound(x_full, gamma=g, minus_b_dot_y=neg_bty,
+                                                cost=problem.cost)
+        if res is not None:
+            details["theorem5"] = float(res["value"])
+            details["theorem5_method"] = res.get("method")
+            if res.get("certified", True):
+                cands.append(float(res["value"]))
+    except Exception as exc:  # noqa: BLE001
+        details["theorem5_error"] = f"{type(exc).__name__}: {exc}"
+    return (max(cands) if cands else None), details
+
+
+class DykstraSolver(Solver):
+    """Dykstra / Hildreth cyclic projections with sparse duals (V Alg. 1-2)."""
+
+    name = "dykstra"
+    description = "Dykstra projections on the QP regularisation (dense triangle or edge lists)"
+    REQUIRED_MODULES = ("numba",)
+    structures = ("dense", "edges")
+    objectives = ("linear", "l1", "l2")
+
+    def supports(self, problem):
+        """Dense and edge-list problems; not the cycle inequalities of MET(G)."""
+        if problem.structure == "sparse":
+            return False, ("dykstra solves dense (all-pairs) and edge-list problems; "
+                           "sparse MET(G) problems need an active-set method (project-forget)")
+        return super().supports(problem)
+
+    def estimate_memory(self, problem):
+        """Bytes of the pair arrays plus a typical dual list (2% of 3 C(n,3), 16 B each)."""
+        nvar = problem.n_variables
+        base = 8 * 10 * nvar
+        if problem.structure == "dense":
+            n = problem.n
+            return int(base + 2 * 16 * 0.02 * 3 * n * (n - 1) * (n - 2) / 6)
+        return int(base + 8 * (3 * len(problem.triangles) + len(problem.wedges)))
+
+    def run(self, problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_iter=10000,
+            time_limit=None, order="diagonal", block=None, check_every=10,
+            round_digits=_DEFAULT_ROUND, threads=None, seed=None, max_memory=None,
+            callback=None, verbose=False, checkpoint=None, checkpoint_every=60.0, resume=None):
+        """Solve ``problem``; see :func:`solve_dykstra` for the options."""
+        return solve_dykstra(
+            problem, gamma=gamma, lam=lam, tol=tol, gap_tol=gap_tol, max_iter=max_iter,
+            time_limit=time_limit, order=order, block=block, check_every=check_every,
+            round_digits=round_digits, threads=threads, seed=seed, max_memory=max_memory,
+            callback=callback, verbose=verbose, checkpoint=checkpoint,
+            checkpoint_every=checkpoint_every, resume=resume)
+
+    def cite(self):
+        """Reference of the method."""
+        return ("Veldt, Gleich, Wirth & Saunderson (2019), Metric-constrained optimization for "
+                "graph clustering algorithms, SIAM J. Math. Data Sci. 1(2)")

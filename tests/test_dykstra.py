@@ -1,0 +1,316 @@
+"""Tests of the ``dykstra`` backend: kernels against the slow reference, LP values against
+an exact LP, orders, threads and checkpoint/resume."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from scipy.optimize import linprog
+
+import naive_dykstra as naive
+from metricopt.exceptions import UnsupportedProblemError
+from metricopt.graph import Graph
+from metricopt.io import read_graph
+from metricopt.problems import build_problem
+from metricopt.problems._pairs import n_pairs, pair_index
+from metricopt.result import Status
+from metricopt.solvers import _dykstra_kernels as K
+from metricopt.solvers import get_solver, solve
+from metricopt.solvers.dykstra import solve_dykstra
+
+
+# ------------------------------------------------------------------ kernels vs reference
+def _diag_index(n):
+    off = K.diagonal_offsets(n)
+    return lambda i, j: int(off[j - i] + i)
+
+
+@pytest.mark.parametrize("order", ["diagonal", "lexicographic", "blocked"])
+@pytest.mark.parametrize("n", [3, 5, 9])
+def test_triangle_kernel_matches_reference(order, n):
+    rng = np.random.default_rng(n)
+    npair = n_pairs(n)
+    x0 = rng.choice([0.0, 1.0, 0.5, 3.0], size=npair) + rng.random(npair) * 0.1
+    winv = 1.0 / rng.choice([1.0, 1e-3, 1e3, 2.0], size=npair)
+    block = 2
+    x = x0.copy()
+    xr = list(x0)
+    duals = {}
+    pos = np.empty(0, np.int64)
+    val = np.empty(0)
+    nb = (n + block - 1) // block
+    start = np.zeros(nb * (nb + 1) // 2 + 1, np.int64)
+    for _ in range(4):
+        if order == "blocked":
+            pos, val, start, _, _ = K.triangle_pass_blocked(
+                x, winv, n, block, pos, val, start, pos, val, start)
+            c = pos.shape[0]
+        else:
+            p, v, c, _, _ = K.TRIANGLE_KERNELS[order](
+                x, winv, n, block, pos, val, np.empty(1, np.int64), np.empty(1))
+            pos, val = p[:c].copy(), v[:c].copy()
+        naive.triangle_pass(xr, winv, n, order, duals, _diag_index(n), block)
+        np.testing.assert_allclose(x, xr, rtol=0, atol=1e-12)
+        assert c == sum(1 for z in duals.values() if z > 0)
+        np.testing.assert_allclose(np.sort(val), np.sort([z for z in duals.values() if z > 0]),
+                                   rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("flags", [(True, True, True), (False, True, False), (True, False, True)])
+def test_pair_and_sum_kernels_match_reference(flags):
+    has_f, has_lower, has_upper = flags
+    rng = np.random.default_rng(1)
+    m = 7
+    x = rng.normal(size=m)
+    f = rng.normal(size=m)
+    winv = 1.0 / rng.uniform(0.01, 10, size=m)
+    d = rng.choice([0.0, 1.0], size=m)
+    z = np.zeros((4, m))
+    xr, fr, zr = list(x), list(f), [[0.0] * m for _ in range(4)]
+    for _ in range(3):
+        bz, nnz, _, _ = K.pair_pass(x, winv, f, d, z, 0.0, 1.0, has_f, has_lower, has_upper)
+        naive.pair_pass(xr, fr, winv, d, zr, 0.0, 1.0, has_f, has_lower, has_upper)
+        np.testing.assert_allclose(x, xr, atol=1e-12)
+        np.testing.assert_allclose(z, np.array(zr), atol=1e-12)
+        assert nnz == int(np.count_nonzero(z))
+        assert bz == pytest.approx(float(np.dot(d, z[0] - z[1])) * has_f + z[3].sum() * has_upper)
+    zs, zr_s = 0.0, 0.0
+    for _ in range(2):
+        zs, _, _ = K.sum_step(x, winv, zs, 4.0)
+        zr_s = naive.sum_step(xr, winv, zr_s, 4.0)
+        np.testing.assert_allclose(x, xr, atol=1e-12)
+        assert zs == pytest.approx(zr_s, abs=1e-12)
+
+
+def test_edge_kernels_match_reference():
+    rng = np.random.default_rng(2)
+    m = 8
+    tri = np.array([[0, 1, 2], [2, 3, 4], [1, 4, 5]], np.int64)
+    wed = np.array([[0, 6], [5, 7], [3, 6]], np.int64)
+    x = rng.uniform(-1, 2, size=m)
+    winv = np.ones(m)
+    zt, zw = np.zeros(9), np.zeros(3)
+    xr, ztr, zwr = list(x), [0.0] * 9, [0.0] * 3
+    for _ in range(3):
+        K.edge_triangle_pass(x, winv, tri, zt)
+        K.wedge_pass(x, winv, wed, zw)
+        naive.edge_pass(xr, winv, tri.tolist(), wed.tolist(), ztr, zwr)
+        np.testing.assert_allclose(x, xr, atol=1e-12)
+        np.testing.assert_allclose(zt, ztr, atol=1e-12)
+        np.testing.assert_allclose(zw, zwr, atol=1e-12)
+
+
+def test_packed_to_diagonal_index_is_a_permutation():
+    n = 11
+    idx = K.packed_to_diagonal_index(n)
+    assert sorted(idx.tolist()) == list(range(n_pairs(n)))
+    off = K.diagonal_offsets(n)
+    i, j = np.triu_indices(n, 1)
+    np.testing.assert_array_equal(idx, off[j - i] + i)
+
+
+# ------------------------------------------------------------------------ exact LPs
+def _triangle_rows(n):
+    rows, cols, vals = [], [], []
+    r = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            for k in range(j + 1, n):
+                a, b, c = (pair_index(i, j, n), pair_index(i, k, n), pair_index(j, k, n))
+                for s in ((1, -1, -1), (-1, 1, -1), (-1, -1, 1)):
+                    rows += [r, r, r]
+                    cols += [int(a), int(b), int(c)]
+                    vals += list(s)
+                    r += 1
+    return sp.csr_matrix((vals, (rows, cols)), shape=(r, n_pairs(n)))
+
+
+def exact_lp(problem):
+    """LP optimum by scipy's HiGHS (small instances only)."""
+    if problem.structure == "edges":
+        m = problem.n_variables
+        rows, cols, vals = [], [], []
+        r = 0
+        for a, b, c in problem.triangles:
+            for s in ((1, -1, -1), (-1, 1, -1), (-1, -1, 1)):
+                rows += [r] * 3
+                cols += [a, b, c]
+                vals += list(s)
+                r += 1
+        for a, b in problem.wedges:
+            rows += [r, r]
+            cols += [a, b]
+            vals += [-1, -1]
+            r += 1
+        A = sp.csr_matrix((vals, (rows, cols)), shape=(r, m))
+        ub = np.r_[np.zeros(3 * len(problem.triangles)), -np.ones(len(problem.wedges))]
+        res = linprog(problem.cost, A_ub=A, b_ub=ub, bounds=(0, 1), method="highs")
+        return res.fun
+    n = problem.n
+    N = n_pairs(n)
+    T = _triangle_rows(n)
+    if problem.objective == "linear":
+        res = linprog(problem.cost, A_ub=T, b_ub=np.zeros(T.shape[0]), A_eq=np.ones((1, N)),
+                      b_eq=[problem.sum_value], bounds=(0, None), method="highs")
+        return res.fun
+    # l1: variables (x, t), t >= |x - d|
+    eye = sp.identity(N, format="csr")
+    A = sp.vstack([sp.hstack([T, sp.csr_matrix((T.shape[0], N))]),
+                   sp.hstack([eye, -eye]), sp.hstack([-eye, -eye])]).tocsr()
+    d = problem.target
+    b = np.r_[np.zeros(T.shape[0]), d, -d]
+    ub = problem.upper if np.isfinite(problem.upper) else None
+    bounds = [(0, ub)] * N + [(0, None)] * N
+    res = linprog(np.r_[np.zeros(N), problem.weights], A_ub=A, b_ub=b, bounds=bounds,
+                  method="highs")
+    return res.fun
+
+
+@pytest.fixture(scope="module")
+def karate():
+    return read_graph("karate")
+
+
+@pytest.mark.parametrize("kind,params,apriori", [
+    ("cc", {}, 1.0),           # gamma = 1: LP* <= c'x <= 2 LP*
+    ("mn", {"p": 1}, 1.0),
+    ("sc", {}, 0.2 + 0.2),     # (1 + lambda n) / (2 gamma), gamma = 5, lambda = 1/n
+    ("cd", {}, 0.5),           # 1 / (2 gamma)
+])
+def test_lp_value_against_exact_lp(karate, kind, params, apriori):
+    problem = build_problem(kind, karate, **params)
+    res = solve(problem, method="dykstra")
+    assert res.status == Status.OPTIMAL
+    assert res.max_violation <= 1e-6
+    assert res.qp_gap <= 1e-4
+    lp = exact_lp(problem)
+    assert res.fun >= lp * (1 - 1e-4) - 1e-6
+    assert res.fun <= (1 + apriori) * lp * (1 + 1e-4)
+    if res.lower_bound is not None:
+        assert res.lower_bound <= lp * (1 + 1e-9) + 1e-9
+        assert res.lp_approx_ratio == pytest.approx(res.fun / res.lower_bound)
+
+
+def test_large_gamma_reaches_lp_value(karate):
+    problem = build_problem("cc", karate, weights="unit")
+    res = solve_dykstra(problem, gamma=50.0, max_iter=20000)
+    lp = exact_lp(problem)
+    assert res["status"] == Status.OPTIMAL
+    assert lp * (1 - 1e-4) <= res["fun"] <= lp * (1 + 1 / 50.0)
+
+
+def test_metric_nearness_l2_orders_agree(karate):
+    problem = build_problem("mn", karate, p=2)
+    a = solve_dykstra(problem, order="diagonal", tol=1e-7, gap_tol=1e-7, round_digits=())
+    b = solve_dykstra(problem, order="lexicographic", tol=1e-7, gap_tol=1e-7, round_digits=())
+    assert a["status"] == b["status"] == Status.OPTIMAL
+    assert np.max(np.abs(a["x"] - b["x"])) < 1e-3
+    assert a["fun"] == pytest.approx(a["qp_primal"])
+    assert a["qp_dual"] <= a["qp_primal"] + 1e-9
+
+
+def _random_graph(seed, n=12, p=0.35):
+    rng = np.random.default_rng(seed)
+    i, j = np.triu_indices(n, 1)
+    keep = rng.random(i.size) < p
+    # a path keeps the graph connected
+    edges = set(zip(i[keep].tolist(), j[keep].tolist())) | {(a, a + 1) for a in range(n - 1)}
+    e = np.array(sorted(edges), np.int64)
+    return Graph(n=n, edges=e, labels=np.array([str(a) for a in range(n)], dtype=object))
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("kind,params", [("cc", {}), ("sc", {}), ("mn", {"p": 1}), ("cd", {})])
+def test_dual_and_lower_bound_below_exact_lp(seed, kind, params):
+    g = _random_graph(seed)
+    problem = build_problem(kind, g, **params)
+    res = solve_dykstra(problem, max_iter=40)   # unconverged iterates too
+    lp = exact_lp(problem)
+    if res["lower_bound"] is not None:
+        assert res["lower_bound"] <= lp * (1 + 1e-9) + 1e-9
+    # weak duality for the QP: D(y) <= QP* <= QP(x_LP) <= (1 + A) LP*
+    apriori = {"cc": 1.0, "mn": 1.0, "sc": (1 + 1) / 10, "cd": 0.5}[kind]
+    assert res["qp_dual"] <= (1 + apriori) * lp + 1e-9
+
+
+# ---------------------------------------------------------------- orders, threads, state
+def test_serial_and_parallel_agree(karate):
+    problem = build_problem("cc", karate)
+    one = solve_dykstra(problem, order="blocked", block=8, threads=1, max_iter=60,
+                        round_digits=())
+    two = solve_dykstra(problem, order="blocked", block=8, threads=2, max_iter=60,
+                        round_digits=())
+    np.testing.assert_array_equal(one["x"], two["x"])
+    full = solve_dykstra(problem, order="blocked", block=8, threads=2, round_digits=())
+    ser = solve_dykstra(problem, order="diagonal", round_digits=())
+    assert full["status"] == ser["status"] == Status.OPTIMAL
+    assert np.max(np.abs(full["x"] - ser["x"])) < 1e-4
+
+
+@pytest.mark.parametrize("order", ["diagonal", "blocked"])
+def test_resume_reaches_same_answer(tmp_path, karate, order):
+    problem = build_problem("sc", karate)
+    ref = solve_dykstra(problem, order=order, block=8, round_digits=())
+    path = str(tmp_path / "state.npz")
+    with pytest.warns(Warning):
+        part = solve_dykstra(problem, order=order, block=8, max_iter=25, checkpoint=path,
+                             round_digits=())
+    assert part["status"] == Status.LIMIT
+    res = solve_dykstra(problem, order=order, block=8, resume=path, round_digits=())
+    assert res["nit"] == ref["nit"]
+    np.testing.assert_array_equal(res["x"], ref["x"])
+
+
+def test_keyboard_interrupt_writes_checkpoint(tmp_path, karate):
+    problem = build_problem("cc", karate)
+    path = str(tmp_path / "ck.npz")
+
+    def cb(rec):
+        if rec["iteration"] == 5:
+            raise KeyboardInterrupt
+
+    res = solve_dykstra(problem, checkpoint=path, callback=cb)
+    assert res["status"] == Status.INTERRUPTED and res["nit"] == 5
+    ref = solve_dykstra(problem)
+    again = solve_dykstra(problem, resume=path)
+    np.testing.assert_array_equal(again["x"], ref["x"])
+
+
+def test_history_and_callback(karate):
+    problem = build_problem("sc", karate)
+    seen = []
+    res = solve(problem, method="dykstra", callback=seen.append, max_iter=30)
+    assert len(seen) == len(res.history) == res.nit
+    keys = {"iteration", "seconds", "primal", "dual", "gap", "max_violation", "full_check",
+            "active_constraints", "memory_bytes"}
+    assert keys <= set(seen[0])
+    assert seen[-1]["active_constraints"] > 0 and seen[-1]["memory_bytes"] > 0
+    duals = [r["dual"] for r in res.history]
+    assert all(b >= a - 1e-9 * abs(a) for a, b in zip(duals, duals[1:]))   # coordinate ascent
+
+
+def test_sparse_problems_are_refused():
+    g = Graph(n=4, edges=np.array([[0, 1], [1, 2], [2, 3], [0, 3]]),
+              labels=np.array(list("abcd"), dtype=object), weights=np.array([1.0, -1.0, 1, 1]))
+    problem = build_problem("cc", g)
+    ok, why = get_solver("dykstra").supports(problem)
+    assert not ok and "project-forget" in why
+    with pytest.raises(UnsupportedProblemError):
+        solve(problem, method="dykstra")
+
+
+def test_bad_option_raises(karate):
+    problem = build_problem("sc", karate)
+    with pytest.raises(ValueError):
+        solve_dykstra(problem, order="random")
+    with pytest.raises(ValueError):
+        solve_dykstra(problem, tol=-1)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["lesmis", "dolphins"])
+def test_cc_bundled_graphs(name):
+    problem = build_problem("cc", read_graph(name))
+    res = solve_dykstra(problem)
+    assert res["status"] == Status.OPTIMAL
+    lp = exact_lp(problem)
+    assert lp * (1 - 1e-4) <= res["fun"] <= 2 * lp
