@@ -30,6 +30,8 @@ __all__ = ["solve", "get_solver", "available_solvers", "registered_solvers", "ch
 SOLVER_SPECS = {
     "highs": ("metricopt.solvers.highs", "HighsSolver"),
     "highs-lazy": ("metricopt.solvers.highs", "HighsLazySolver"),
+    "dykstra": ("metricopt.solvers.dykstra", "DykstraSolver"),
+    "project-forget": ("metricopt.solvers.project_forget", "ProjectForgetSolver"),
 }
 
 _INSTANCES = {}

@@ -1,0 +1,526 @@
+"""numba kernels of the Project and Forget backend (:mod:`metricopt.solvers.project_forget`).
+
+Every kernel is pure: arrays and scalars in, arrays and scalars out. Inputs are assumed
+checked by the driver: contiguous float64 / int64 arrays of matching lengths.
+
+Conventions (the same as :mod:`metricopt.solvers._dykstra_kernels`):
+
+* the QP is ``min c'v + (1/2 gamma) (v - delta)' W (v - delta)`` over ``a_t' v <= b_t``;
+  ``winv`` is the diagonal of ``W^{-1}``;
+* a dual is kept as ``z_t = gamma * y_t``, so ``v = v0 - W^{-1} A' z`` and a visit of
+  constraint ``t`` is the Hildreth step (PF §1.3 with the quadratic Bregman divergence)
+  ``z_t <- max(0, z_t + (a_t' v - b_t) / (a_t' W^{-1} a_t))``,
+  ``v <- v - (z_t(new) - z_t(old)) W^{-1} a_t``;
+* the active list is flat: constraint ``c`` has the variable ids
+  ``mem[off[c]:off[c+1]]``, its dual ``z[c]`` and its type ``kind[c]``:
+  ``0`` a cycle inequality ``x_first - sum(x_rest) <= 0`` (the first id is the edge,
+  the rest its path), ``1`` a covering inequality ``-sum(x) <= -1`` (the open wedges
+  of cluster deletion).
+
+References
+----------
+.. [1] Sonthalia, R., & Gilbert, A. C. (2020). Project and Forget: solving large-scale
+       metric constrained problems. arXiv:2005.03853.
+.. [2] Hildreth, C. (1957). A quadratic programming procedure. Naval Res. Logist. Q.
+       4(1), 79-85.
+"""
+
+import numba
+import numpy as np
+
+from .. import _config
+
+__all__ = [
+    "cycle_oracle",
+    "gather_cycles",
+    "project_active",
+    "forget_inactive",
+    "edge_oracle",
+    "triangle_scan",
+]
+
+_FM = set(_config.FASTMATH)
+
+
+# --------------------------------------------------------------- shortest paths
+@numba.njit(inline="always")
+def _sssp(s, bound, indptr, nbrs, eids, x, dist, pred, heap_d, heap_v, done, touched):
+    """Dijkstra from ``s`` with lengths ``max(x, 0)`` on edge ids, stopped at ``bound``.
+
+    Nodes are settled while their distance is below ``bound``; every node whose
+    ``dist`` was written is listed in ``touched`` (returned count) so the caller can
+    reset only those. Zero-length edges are ordinary edges.
+    """
+    nt = 0
+    dist[s] = 0.0
+    pred[s] = -1
+    touched[nt] = s
+    nt += 1
+    heap_d[0] = 0.0
+    heap_v[0] = s
+    size = 1
+    while size > 0:
+        d = heap_d[0]
+        u = heap_v[0]
+        size -= 1
+        if size > 0:
+            ld = heap_d[size]
+            lv = heap_v[size]
+            i = 0
+            while True:
+                c = 2 * i + 1
+                if c >= size:
+                    break
+                if c + 1 < size and heap_d[c + 1] < heap_d[c]:
+                    c += 1
+                if heap_d[c] < ld:
+                    heap_d[i] = heap_d[c]
+                    heap_v[i] = heap_v[c]
+                    i = c
+                else:
+                    break
+            heap_d[i] = ld
+            heap_v[i] = lv
+        if done[u] or d > dist[u]:
+            continue
+        if d >= bound:
+            break
+        done[u] = True
+        for p in range(indptr[u], indptr[u + 1]):
+            w = nbrs[p]
+            if done[w]:
+                continue
+            le = x[eids[p]]
+            if le < 0.0:
+                le = 0.0
+            nd = d + le
+            if nd < dist[w]:
+                if dist[w] == np.inf:
+                    touched[nt] = w
+                    nt += 1
+                dist[w] = nd
+                pred[w] = eids[p]
+                i = size
+                size += 1
+                while i > 0:
+                    par = (i - 1) // 2
+                    if heap_d[par] > nd:
+                        heap_d[i] = heap_d[par]
+                        heap_v[i] = heap_v[par]
+                        i = par
+                    else:
+                        break
+                heap_d[i] = nd
+                heap_v[i] = w
+    return nt
+
+
+@numba.njit(parallel=True)
+def cycle_oracle(indptr, nbrs, eids, pairs, x, srcs, pos, add_tol, out_mem, out_off, out_viol,
+                 ncyc, nmem, worst):
+    """Separation oracle of MET(G): one shortest-path cycle per violated edge.
+
+    Sources ``srcs`` are dealt to the ``T = pos.shape[0]`` workers round robin (worker
+    ``t`` takes ``srcs[t], srcs[t + T], ...``), each with its own Dijkstra buffers and
+    its own output row, so no n x n distance matrix is ever formed. From source ``s``
+    the edges ``(s, u)`` with ``u > s`` are checked: when
+    ``x_e - dist(s, u) > add_tol`` the cycle ``e`` + shortest ``s``-``u`` path is
+    written (edge ``e`` first, then the path from ``u`` back to ``s``).
+
+    Parameters
+    ----------
+    indptr, nbrs, eids : ndarray of int64
+        CSR adjacency whose entries carry edge ids (see ``problems._cycles.edge_csr``).
+    pairs : ndarray of shape (m, 2), int64
+    x : ndarray of shape (m,)
+    srcs : ndarray of int64
+        Sources to scan (nodes with a larger neighbour).
+    pos : ndarray of shape (T,), int64
+        Next index into ``srcs`` of each worker (start with ``arange(T)``); on return
+        ``>= len(srcs)`` for a finished worker, else the source where its output row
+        ran full (call again with larger rows; finished work is kept).
+    add_tol : float
+    out_mem : ndarray of shape (T, cap), int64
+    out_off : ndarray of shape (T, cap + 1), int64
+        Offsets of each worker's cycles in its row of ``out_mem`` (``out_off[t, 0] = 0``).
+    out_viol : ndarray of shape (T, cap)
+    ncyc, nmem : ndarray of shape (T,), int64
+        Cycles and ids written per worker so far (updated).
+    worst : ndarray of shape (T,)
+        Largest ``x_e - dist(s, u)`` per worker over the finished sources (updated):
+        together, the exact largest cycle-inequality violation.
+    """
+    T = pos.shape[0]
+    n = indptr.shape[0] - 1
+    m2 = nbrs.shape[0]
+    cap = out_mem.shape[1]
+    ns = srcs.shape[0]
+    for t in numba.prange(T):
+        dist = np.full(n, np.inf)
+        pred = np.empty(n, dtype=np.int64)
+        done = np.zeros(n, dtype=np.bool_)
+        heap_d = np.empty(m2 + 1)
+        heap_v = np.empty(m2 + 1, dtype=np.int64)
+        touched = np.empty(n, dtype=np.int64)
+        i = pos[t]
+        nc = ncyc[t]
+        nm = nmem[t]
+        wmax = worst[t]
+        while i < ns:
+            s = srcs[i]
+            bound = 0.0
+            for p in range(indptr[s], indptr[s + 1]):
+                if nbrs[p] > s and x[eids[p]] > bound:
+                    bound = x[eids[p]]
+            if bound <= 0.0:
+                i += T
+                continue
+            nt = _sssp(s, bound, indptr, nbrs, eids, x, dist, pred, heap_d, heap_v, done,
+                       touched)
+            # room needed for this source's cycles
+            need_c = 0
+            need_m = 0
+            for p in range(indptr[s], indptr[s + 1]):
+                u = nbrs[p]
+                if u > s and done[u] and x[eids[p]] - dist[u] > add_tol:
+                    need_c += 1
+                    need_m += 1
+                    w = u
+                    while w != s:
+                        f = pred[w]
+                        need_m += 1
+                        w = pairs[f, 0] if pairs[f, 1] == w else pairs[f, 1]
+            fits = nc + need_c <= cap and nm + need_m <= cap
+            if fits:
+                for p in range(indptr[s], indptr[s + 1]):
+                    u = nbrs[p]
+                    if u > s and done[u]:
+                        e = eids[p]
+                        v = x[e] - dist[u]
+                        if v > wmax:
+                            wmax = v
+                        if v > add_tol:
+                            out_mem[t, nm] = e
+                            nm += 1
+                            w = u
+                            while w != s:
+                                f = pred[w]
+                                out_mem[t, nm] = f
+                                nm += 1
+                                w = pairs[f, 0] if pairs[f, 1] == w else pairs[f, 1]
+                            out_viol[t, nc] = v
+                            nc += 1
+                            out_off[t, nc] = nm
+            for q in range(nt):
+                dist[touched[q]] = np.inf
+                done[touched[q]] = False
+            if not fits:
+                break
+            i += T
+        pos[t] = i
+        ncyc[t] = nc
+        nmem[t] = nm
+        worst[t] = wmax
+
+
+@numba.njit(cache=True)
+def gather_cycles(off, mem, order):
+    """Reorder a flat cycle list: cycle ``k`` of the result is cycle ``order[k]``.
+
+    Returns ``(new_off, new_mem)``.
+    """
+    k = order.shape[0]
+    new_off = np.empty(k + 1, dtype=np.int64)
+    new_off[0] = 0
+    for c in range(k):
+        o = order[c]
+        new_off[c + 1] = new_off[c] + off[o + 1] - off[o]
+    new_mem = np.empty(new_off[k], dtype=np.int64)
+    for c in range(k):
+        o = order[c]
+        a = off[o]
+        b = new_off[c]
+        for p in range(off[o + 1] - a):
+            new_mem[b + p] = mem[a + p]
+    return new_off, new_mem
+
+
+# ------------------------------------------------------------------- projections
+@numba.njit(fastmath=_FM, cache=True)
+def project_active(x, winv, off, mem, kind, z, nc):
+    """One Hildreth pass over the first ``nc`` constraints of the active list.
+
+    Parameters
+    ----------
+    x, winv : ndarray of shape (N,)
+        ``x`` is updated in place.
+    off, mem, kind, z : ndarray
+        The flat active list (see the module docstring); ``z`` is updated in place.
+    nc : int
+
+    Returns
+    -------
+    vmax : float
+        Largest violation met at a visit.
+    smax : float
+        Largest ``|dz|``.
+    nnz : int
+        Constraints left with a nonzero dual.
+    """
+    vmax = 0.0
+    smax = 0.0
+    nnz = 0
+    for c in range(nc):
+        a = off[c]
+        b = off[c + 1]
+        if kind[c] == 0:
+            e0 = mem[a]
+            v = x[e0]
+            q = winv[e0]
+            for p in range(a + 1, b):
+                v -= x[mem[p]]
+                q += winv[mem[p]]
+        else:
+            e0 = -1
+            v = 1.0
+            q = 0.0
+            for p in range(a, b):
+                v -= x[mem[p]]
+                q += winv[mem[p]]
+        if v > vmax:
+            vmax = v
+        zo = z[c]
+        zn = zo + v / q
+        if zn < 0.0:
+            zn = 0.0
+        dz = zn - zo
+        if dz != 0.0:
+            if e0 >= 0:
+                x[e0] -= dz * winv[e0]
+                for p in range(a + 1, b):
+                    x[mem[p]] += dz * winv[mem[p]]
+            else:
+                for p in range(a, b):
+                    x[mem[p]] += dz * winv[mem[p]]
+            if abs(dz) > smax:
+                smax = abs(dz)
+        z[c] = zn
+        nnz += zn > 0.0
+    return vmax, smax, nnz
+
+
+@numba.njit(cache=True)
+def forget_inactive(off, mem, kind, z, nc):
+    """Drop the constraints whose dual is zero (PF Alg. 3, forget step), in place.
+
+    The order of the kept constraints is preserved. Returns the new number of
+    constraints and of ids.
+    """
+    w = 0
+    wm = 0
+    a = off[0]
+    for c in range(nc):
+        b = off[c + 1]
+        if z[c] > 0.0:
+            for p in range(a, b):
+                mem[wm] = mem[p]
+                wm += 1
+            z[w] = z[c]
+            kind[w] = kind[c]
+            w += 1
+            off[w] = wm
+        a = b
+    off[0] = 0
+    return w, wm
+
+
+# ------------------------------------------------------------- explicit families
+@numba.njit(cache=True)
+def edge_oracle(x, tri, wed, add_tol):
+    """Violated constraints of the explicit triangle and wedge lists (cluster deletion).
+
+    Parameters
+    ----------
+    x : ndarray of shape (m,)
+    tri : ndarray of shape (t, 3), int64
+        Variable ids ``(a, b, c)`` of the graph's triangles (three inequalities each).
+    wed : ndarray of shape (w, 2), int64
+        Open wedges ``(a, b)``: ``x_a + x_b >= 1``.
+    add_tol : float
+
+    Returns
+    -------
+    off, mem, kind : ndarray
+        The violated constraints (violated triangle side first), as a flat list.
+    worst : float
+        Largest violation over all of them (exact).
+    """
+    cnt = 0
+    for r in range(tri.shape[0]):
+        xa = x[tri[r, 0]]
+        xb = x[tri[r, 1]]
+        xc = x[tri[r, 2]]
+        cnt += (xa - xb - xc > add_tol) + (xb - xa - xc > add_tol) + (xc - xa - xb > add_tol)
+    cw = 0
+    for r in range(wed.shape[0]):
+        cw += 1.0 - x[wed[r, 0]] - x[wed[r, 1]] > add_tol
+    k = cnt + cw
+    off = np.empty(k + 1, dtype=np.int64)
+    mem = np.empty(3 * cnt + 2 * cw, dtype=np.int64)
+    kind = np.empty(k, dtype=np.uint8)
+    off[0] = 0
+    c = 0
+    nm = 0
+    worst = 0.0
+    for r in range(tri.shape[0]):
+        for s in range(3):
+            i0 = tri[r, s]
+            i1 = tri[r, (s + 1) % 3]
+            i2 = tri[r, (s + 2) % 3]
+            v = x[i0] - x[i1] - x[i2]
+            if v > worst:
+                worst = v
+            if v > add_tol:
+                mem[nm] = i0
+                mem[nm + 1] = i1
+                mem[nm + 2] = i2
+                nm += 3
+                kind[c] = 0
+                c += 1
+                off[c] = nm
+    for r in range(wed.shape[0]):
+        v = 1.0 - x[wed[r, 0]] - x[wed[r, 1]]
+        if v > worst:
+            worst = v
+        if v > add_tol:
+            mem[nm] = wed[r, 0]
+            mem[nm + 1] = wed[r, 1]
+            nm += 2
+            kind[c] = 1
+            c += 1
+            off[c] = nm
+    return off, mem, kind, worst
+
+
+@numba.njit(inline="always")
+def _tri_step(x, winv, ia, ib, ic, zo, add_tol, mem, z, count, vmax):
+    """Hildreth step on ``x_a <= x_b + x_c`` from the dual ``zo``; the constraint is
+    written to the next list when its dual is positive (the caller guarantees room)."""
+    v = x[ia] - x[ib] - x[ic]
+    if v > vmax:
+        vmax = v
+    if zo == 0.0 and v <= add_tol:
+        return count, vmax
+    zn = zo + v / (winv[ia] + winv[ib] + winv[ic])
+    if zn < 0.0:
+        zn = 0.0
+    dz = zn - zo
+    if dz != 0.0:
+        x[ia] -= dz * winv[ia]
+        x[ib] += dz * winv[ib]
+        x[ic] += dz * winv[ic]
+    if zn > 0.0:
+        mem[3 * count] = ia
+        mem[3 * count + 1] = ib
+        mem[3 * count + 2] = ic
+        z[count] = zn
+        count += 1
+    return count, vmax
+
+
+@numba.njit(inline="always")
+def _cursor_key(cur_mem, cur_z, cursor, ncur):
+    """``(a, b, side)`` of the remembered constraint at ``cursor``: ``a < b`` are the two
+    smallest pair ids of its triangle, ``side`` the position of its first id among the
+    sorted three; ``(-1, -1, -1)`` past the end."""
+    if cursor >= ncur:
+        return -1, -1, -1
+    p = cur_mem[3 * cursor]
+    q = cur_mem[3 * cursor + 1]
+    r = cur_mem[3 * cursor + 2]
+    lo = min(q, r)
+    hi = max(q, r)
+    if p < lo:
+        return p, lo, 0
+    if p < hi:
+        return lo, p, 1
+    return lo, hi, 2
+
+
+@numba.njit(fastmath=_FM, cache=True)
+def triangle_scan(x, winv, n, i0, j0, cur_mem, cur_z, cursor, ncur, add_tol, mem, z):
+    """Dense oracle (PF Alg. 6): visit every triangle inequality of ``K_n``, project the
+    violated ones and the remembered ones, and keep those left with a positive dual.
+
+    Pairs are in packed order (``problems._pairs``). Triplets ``i < j < k`` are visited
+    in lexicographic order; the remembered list ``cur_*`` is in the same order (as this
+    kernel writes it), so it is consumed with a cursor and no constraint is ever stored
+    twice. The scan starts at ``(i0, j0)`` and stops before the pair ``(i, j)`` whose
+    ``3 (n - j - 1)`` inequalities might not fit in ``z`` (then the caller grows the
+    buffers and continues from the returned ``(i, j, cursor)``: no projection is lost or
+    repeated).
+
+    Parameters
+    ----------
+    x, winv : ndarray of shape (n(n-1)/2,)
+    n, i0, j0 : int
+        Start with ``i0 = 0, j0 = 1``.
+    cur_mem : ndarray of shape (3 ncur,), int64
+    cur_z : ndarray of shape (ncur,)
+        Remembered triangle constraints (3 ids each, the larger side first) and duals.
+    cursor, ncur : int
+    add_tol : float
+        A constraint without a dual is projected only when violated by more.
+    mem : ndarray of shape (3 cap,), int64
+    z : ndarray of shape (cap,), ``cap >= 3 n``
+
+    Returns
+    -------
+    count : int
+        Constraints written to ``mem``/``z``.
+    next_i, next_j, cursor : int
+        ``next_i == n`` when the scan is complete.
+    vmax : float
+        Largest violation met at a visit.
+    """
+    cap = z.shape[0]
+    count = 0
+    vmax = 0.0
+    ka, kb, ks = _cursor_key(cur_mem, cur_z, cursor, ncur)
+    j = j0
+    for i in range(i0, n):
+        oi = i * n - i * (i + 1) // 2 - i - 1
+        if i > i0:
+            j = i + 1
+        while j < n:
+            if count + 3 * (n - j - 1) > cap:
+                return count, i, j, cursor, vmax
+            oj = j * n - j * (j + 1) // 2 - j - 1
+            ij = oi + j
+            for k in range(j + 1, n):
+                ik = oi + k
+                jk = oj + k
+                z0 = 0.0
+                z1 = 0.0
+                z2 = 0.0
+                while ka == ij and kb == ik:
+                    if ks == 0:
+                        z0 = cur_z[cursor]
+                    elif ks == 1:
+                        z1 = cur_z[cursor]
+                    else:
+                        z2 = cur_z[cursor]
+                    cursor += 1
+                    ka, kb, ks = _cursor_key(cur_mem, cur_z, cursor, ncur)
+                if z0 == 0.0 and z1 == 0.0 and z2 == 0.0:
+                    xa = x[ij]
+                    xb = x[ik]
+                    xc = x[jk]
+                    if xa - xb - xc <= add_tol and xb - xa - xc <= add_tol \
+                            and xc - xa - xb <= add_tol:
+                        continue
+                count, vmax = _tri_step(x, winv, ij, ik, jk, z0, add_tol, mem, z, count, vmax)
+                count, vmax = _tri_step(x, winv, ik, ij, jk, z1, add_tol, mem, z, count, vmax)
+                count, vmax = _tri_step(x, winv, jk, ij, ik, z2, add_tol, mem, z, count, vmax)
+            j += 1
+    return count, n, n, cursor, vmax
