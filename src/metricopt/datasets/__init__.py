@@ -28,3 +28,37 @@ def load_bundled(name, **read_graph_kwargs):
 
     read_graph_kwargs.setdefault("name", name)
     return read_graph(bundled_path(name), **read_graph_kwargs)
+
+
+# Registry of downloadable graphs (SNAP, SuiteSparse, Newman netdata) and the fetch cache.
+from metricopt.datasets._fetch import (  # noqa: E402
+    DatasetError,
+    DownloadError,
+    FetchResult,
+    VerificationError,
+    fetch,
+)
+from metricopt.datasets._registry import (  # noqa: E402
+    Dataset,
+    cache_dir,
+    cached_path,
+    dataset_names,
+    get_dataset,
+    registry,
+    resolve_dataset,
+)
+
+__all__ += [
+    "Dataset",
+    "DatasetError",
+    "DownloadError",
+    "FetchResult",
+    "VerificationError",
+    "cache_dir",
+    "cached_path",
+    "dataset_names",
+    "fetch",
+    "get_dataset",
+    "registry",
+    "resolve_dataset",
+]

@@ -1,0 +1,204 @@
+"""Convergence pictures of runs: relative gap and max violation per pass and over time.
+
+:func:`plot_convergence` reads a run directory's ``iterations.csv`` (and its
+``report.json`` for the tolerances) and draws a 2 x 2 grid: relative primal-dual gap
+(top) and largest constraint violation (bottom), against the pass number (left) and
+wall-clock seconds (right), on log y scales, with dashed lines at the run's
+``gap_tol`` and ``tol`` options when the backend has them. Several runs are overlaid
+in one picture. On the violation panels of a long run, dots mark the passes whose
+violation was measured over every constraint (``full_check``). Rendering uses
+matplotlib's Agg canvas directly, so it needs no display and leaves pyplot's global
+state alone.
+"""
+
+from pathlib import Path
+
+import numpy as np
+
+from .exceptions import InputError
+
+__all__ = ["plot_convergence", "read_iterations"]
+
+_PANELS = (
+    ("gap", "relative gap", "gap_tol"),
+    ("max_violation", "max violation", "tol"),
+)
+_AXES = (("iteration", "pass"), ("seconds", "seconds"))
+_MARKER_LIMIT = 40  # draw markers when a run has at most this many points
+
+
+def read_iterations(run):
+    """Per-pass records of a run, with the report's final values as a fallback.
+
+    Parameters
+    ----------
+    run : str or os.PathLike
+        A run directory.
+
+    Returns
+    -------
+    data : dict of str to ndarray
+        ``iteration``, ``seconds``, ``gap``, ``max_violation``, ``full_check`` (1.0 when
+        the violation was measured over all constraints) as float arrays of equal
+        length (NaN where a value is missing). A run without per-pass records (an exact
+        backend) gives one point from the report: its iterations, solve seconds, final
+        gap and violation.
+    report : dict
+        The run's ``report.json`` (empty when absent).
+
+    Raises
+    ------
+    InputError
+        The directory has neither ``iterations.csv`` nor ``report.json``.
+    """
+    import pandas as pd
+
+    from .io.reports import read_report_json
+
+    run = Path(run)
+    report = read_report_json(run / "report.json") if (run / "report.json").is_file() else {}
+    path = run / "iterations.csv"
+    if not path.is_file() and not report:
+        raise InputError(f"{run}: no iterations.csv or report.json (not a run directory)")
+    frame = pd.read_csv(path) if path.is_file() else pd.DataFrame()
+    columns = ("iteration", "seconds", "gap", "max_violation", "full_check")
+    if len(frame):
+        data = {}
+        for col in columns:
+            values = frame[col] if col in frame else pd.Series(np.nan, index=frame.index)
+            data[col] = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64)
+        return data, report
+    point = {"iteration": report.get("iterations"), "seconds": report.get("solve_seconds"),
+             "gap": report.get("gap"), "max_violation": report.get("max_violation"),
+             "full_check": 1.0}
+    return {k: np.array([np.nan if v is None else float(v)], dtype=np.float64)
+            for k, v in point.items()}, report
+
+
+def _label(run, report):
+    method = report.get("method")
+    graph = (report.get("graph") or {}).get("name")
+    detail = ", ".join(str(v) for v in (graph, method) if v)
+    return f"{Path(run).name} ({detail})" if detail else Path(run).name
+
+
+def _tolerance(report, key):
+    value = (report.get("options") or {}).get(key)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value > 0:
+        return float(value)
+    return None
+
+
+def plot_convergence(runs, path=None, *, title=None, dpi=120):
+    """Draw the convergence of one run, or overlay several, into a PNG file.
+
+    Parameters
+    ----------
+    runs : str, os.PathLike, or list of them
+        Run directories.
+    path : str or os.PathLike or None, default=None
+        Output PNG. Default: ``<run>/convergence.png`` for one run; required for
+        several.
+    title : str or None, default=None
+        Figure title (default: the run's graph, problem and method).
+    dpi : int, default=120
+
+    Returns
+    -------
+    pathlib.Path
+        The PNG written.
+
+    Raises
+    ------
+    InputError
+        A directory is not a run directory.
+
+    Notes
+    -----
+    Values that are missing, NaN or not positive cannot be drawn on a log scale and are
+    left out; a panel with nothing to draw says so. An exact backend logs one record (or
+    none), which is drawn as a single marker.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
+
+    runs = [runs] if isinstance(runs, (str, Path)) else list(runs)
+    if not runs:
+        raise InputError("no run directory given")
+    if path is None:
+        if len(runs) > 1:
+            raise InputError("give an output file to overlay several runs")
+        path = Path(runs[0]) / "convergence.png"
+    loaded = [(run, *read_iterations(run)) for run in runs]
+
+    fig = Figure(figsize=(11, 7.5), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(2, 2)
+    colors = [f"C{i % 10}" for i in range(len(loaded))]
+    for row, (column, ylabel, tol_key) in enumerate(_PANELS):
+        for col, (xkey, xlabel) in enumerate(_AXES):
+            ax = axes[row][col]
+            drawn, missing = False, []
+            for (run, data, report), color in zip(loaded, colors):
+                x, y = data[xkey], data[column]
+                ok = np.isfinite(x) & np.isfinite(y) & (y > 0)
+                if not ok.any():
+                    missing.append((Path(run).name, color))
+                    continue
+                marker = "o" if ok.sum() <= _MARKER_LIMIT else None
+                ax.plot(x[ok], y[ok], color=color, marker=marker, markersize=4, linewidth=1.2,
+                        label=_label(run, report))
+                drawn = True
+                full = ok & (data["full_check"] == 1)
+                if column == "max_violation" and marker is None and full.any():
+                    ax.plot(x[full], y[full], linestyle="none", marker="o", markersize=3,
+                            color=color, label="full check" if len(loaded) == 1 else None)
+            if drawn:
+                for name, color in missing:  # say which runs have nothing to show here
+                    ax.plot([], [], color=color, marker="x", linestyle="none",
+                            label=f"{name}: no positive {ylabel}")
+            owners = {}
+            for (run, _, rep), color in zip(loaded, colors):
+                if (tol := _tolerance(rep, tol_key)) is not None:
+                    owners.setdefault(tol, []).append((Path(run).name, color))
+            for tol, runs_with in sorted(owners.items()):
+                shared = len(runs_with) > 1 or len(loaded) == 1
+                label = f"{tol_key} = {tol:g}" + ("" if shared else f" ({runs_with[0][0]})")
+                ax.axhline(tol, color="0.3" if shared else runs_with[0][1], linestyle="--",
+                           linewidth=1, label=label)
+            ax.set_yscale("log")
+            if xkey == "iteration":
+                ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+                lo, hi = ax.get_xlim()
+                if drawn and hi - lo < 2:  # one pass: widen so that the ticks are whole passes
+                    mid = round((lo + hi) / 2)
+                    ax.set_xlim(mid - 1, mid + 1)
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel(ylabel)
+            ax.grid(True, which="major", alpha=0.3)
+            if not drawn:
+                ax.text(0.5, 0.5, f"no positive finite {ylabel} recorded", transform=ax.transAxes,
+                        ha="center", va="center", color="0.4")
+            if drawn or owners:
+                ax.legend(fontsize="small", loc="best")
+    fig.suptitle(title or _title(loaded))
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=dpi, format="png")
+    return path
+
+
+def _title(loaded):
+    if len(loaded) > 1:
+        return f"Convergence of {len(loaded)} runs"
+    _, data, report = loaded[0]
+    problem = (report.get("problem") or {}).get("kind", "")
+    graph = (report.get("graph") or {}).get("name", "")
+    method = report.get("method", "")
+    passes = int(np.nanmax(data["iteration"])) if np.isfinite(data["iteration"]).any() else 0
+    status = report.get("status_name")
+    parts = [p for p in (graph, problem, method) if p]
+    text = " / ".join(parts) or "run"
+    extra = f"{passes} pass{'es' if passes != 1 else ''}" + (f", {status}" if status else "")
+    return f"{text} ({extra})"

@@ -1,0 +1,99 @@
+"""Convergence pictures: valid PNGs for long, one-pass and gap-less runs, overlays, CLI."""
+
+import csv
+import shutil
+
+import click
+import numpy as np
+import pytest
+from matplotlib.image import imread
+
+from metricopt import pipeline
+from metricopt.cli.pipelines import COMMANDS
+from metricopt.exceptions import InputError
+from metricopt.plotting import plot_convergence, read_iterations
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """A 30-pass run, a one-pass run, and a run of another backend."""
+    root = tmp_path_factory.mktemp("plot-runs")
+    specs = {"long": ("dykstra", {"max_iter": 30}), "one": ("dykstra", {"max_iter": 1}),
+             "pf": ("project-forget", {"max_iter": 4})}
+    for name, (method, options) in specs.items():
+        with pytest.warns(Warning):  # iteration limits are reached on purpose
+            pipeline.run("karate", "cc", method=method, solver_options={**options, "seed": 0},
+                         out=root / name)
+    return root
+
+
+def assert_png(path):
+    data = path.read_bytes()
+    assert data.startswith(PNG_SIGNATURE) and len(data) > 20_000
+    image = imread(path)
+    assert image.ndim == 3 and image.shape[0] > 400 and image.shape[1] > 600
+    assert np.ptp(image[..., :3]) > 0.5  # not a blank canvas
+
+
+def copy_run(src, dst, edit_rows):
+    shutil.copytree(src, dst)
+    path = dst / "iterations.csv"
+    with open(path, newline="") as fh:
+        reader = csv.DictReader(fh)
+        fields, rows = reader.fieldnames, list(reader)
+    with open(path, "w", newline="") as fh:
+        writer = csv.DictWriter(fh, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(edit_rows(rows))
+    return dst
+
+
+def test_plot_one_run(runs):
+    path = plot_convergence(runs / "long")
+    assert path == runs / "long" / "convergence.png"
+    assert_png(path)
+
+
+def test_plot_one_pass_run(runs, tmp_path):
+    data, report = read_iterations(runs / "one")
+    assert len(data["iteration"]) == 1
+    assert_png(plot_convergence(runs / "one", tmp_path / "one.png"))
+
+
+def test_plot_nan_gaps_and_missing_records(runs, tmp_path):
+    no_gap = copy_run(runs / "long", tmp_path / "no-gap", lambda rows: [{**r, "gap": ""} for r in rows])
+    data, _ = read_iterations(no_gap)
+    assert np.isnan(data["gap"]).all() and np.isfinite(data["max_violation"]).all()
+    assert_png(plot_convergence(no_gap, tmp_path / "no-gap.png"))
+    empty = copy_run(runs / "long", tmp_path / "empty", lambda rows: [])
+    data, report = read_iterations(empty)
+    assert data["iteration"].tolist() == [report["iterations"]]  # one point from the report
+    assert_png(plot_convergence(empty, tmp_path / "empty.png"))
+
+
+def test_compare_overlays_runs(runs, tmp_path):
+    path = plot_convergence([runs / "long", runs / "one", runs / "pf"], tmp_path / "cmp.png")
+    assert_png(path)
+    with pytest.raises(InputError, match="give an output file"):
+        plot_convergence([runs / "long", runs / "pf"])
+
+
+def test_not_a_run_directory(tmp_path):
+    with pytest.raises(InputError, match="not a run directory"):
+        plot_convergence(tmp_path)
+
+
+def test_cli_plot(runs, runner, tmp_path, monkeypatch):
+    cli = click.Group("metricopt", commands={c.name: c for c in COMMANDS})
+    out = tmp_path / "c.png"
+    result = runner.invoke(cli, ["plot", str(runs / "long"), "--compare", str(runs / "pf"), "-o", str(out)],
+                           catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == str(out)
+    assert_png(out)
+    result = runner.invoke(cli, ["plot", str(runs / "long"), str(runs / "pf"), "-o", str(out)])
+    assert result.exit_code == 2
+    result = runner.invoke(cli, ["plot", str(tmp_path)])
+    assert result.exit_code == 1 and result.stderr.startswith("Error: ")
