@@ -1,0 +1,241 @@
+"""Shared click options and the helpers that turn them into library arguments.
+
+Choices come from the library: ``--method`` from the solver registry, ``--format`` from
+:data:`metricopt.io.FORMATS`, problem options from the builders' signatures. Only the
+options a user set are passed on, so a backend never receives an option it did not ask
+for, and an option it does not accept is reported by the dispatcher.
+"""
+
+import json
+import re
+
+import click
+
+from ..io import FORMATS
+from ..problems import PROBLEM_KINDS
+from ..problems.correlation import WEIGHT_MODES
+from ..problems.metric_nearness import SOURCES
+from ..rounding import METHODS as ROUNDING_METHODS
+from ..solvers import registered_solvers
+
+__all__ = [
+    "KINDS",
+    "ByteSize",
+    "problem_options",
+    "read_options",
+    "solver_options",
+    "rounding_options",
+    "output_options",
+    "given_problem_params",
+    "collect_problem_params",
+    "collect_read_options",
+    "collect_solver_options",
+]
+
+KINDS = click.Choice(list(PROBLEM_KINDS))
+
+#: CLI parameter name -> problem-builder parameter name.
+_PROBLEM_PARAMS = {"weights": "weights", "delta": "delta", "epsilon": "epsilon", "p": "p",
+                   "source": "source"}
+#: CLI parameter name -> solver option name (common to backends that accept them).
+_SOLVER_PARAMS = {"gamma": "gamma", "lam": "lam", "tol": "tol", "gap_tol": "gap_tol",
+                  "max_iter": "max_iter", "time_limit": "time_limit", "threads": "threads",
+                  "seed": "seed", "max_memory": "max_memory", "checkpoint": "checkpoint",
+                  "resume": "resume"}
+_UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgt]?)(?:i?b)?\s*$", re.IGNORECASE)
+_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
+
+
+class ByteSize(click.ParamType):
+    """A memory size such as ``8G``, ``512M``, ``1.5GiB`` or a number of bytes."""
+
+    name = "SIZE"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int):
+            return value
+        match = _SIZE.match(str(value))
+        if not match:
+            self.fail(f"{value!r} is not a size (examples: 8G, 512M, 1048576)", param, ctx)
+        size = int(float(match.group(1)) * _UNITS[match.group(2).lower()])
+        if size <= 0:
+            self.fail(f"{value!r} must be positive", param, ctx)
+        return size
+
+
+class KeyValue(click.ParamType):
+    """``KEY=VALUE``; the value is parsed as JSON when it can be (numbers, true/false)."""
+
+    name = "KEY=VALUE"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, tuple):
+            return value
+        key, sep, raw = str(value).partition("=")
+        key = key.strip()
+        if not sep or not _KEY.match(key):
+            self.fail(f"{value!r} is not KEY=VALUE (example: --option gamma=5)", param, ctx)
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            parsed = raw
+        return key.replace("-", "_"), parsed
+
+
+def _apply(fn, options):
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def problem_options(fn):
+    """``--weights --delta --epsilon --p --source``: parameters of the relaxation."""
+    return _apply(fn, [
+        click.option("--weights", type=click.Choice(WEIGHT_MODES), default=None,
+                     help="cc: pair weights: jaccard (default for unsigned graphs), unit "
+                          "(cluster editing), signed (the file's signed weights; sparse).  "
+                          "[default: auto]"),
+        click.option("--delta", type=float, default=None,
+                     help="cc/mn: shift of the Jaccard transform.  [default: 0.05]"),
+        click.option("--epsilon", type=float, default=None,
+                     help="cc/mn: offset added to Jaccard weights.  [default: 0.01]"),
+        click.option("--p", "p", type=click.Choice(["1", "2"]), default=None,
+                     help="mn: exponent of the objective sum w|x - d|^p.  [default: 2]"),
+        click.option("--source", type=click.Choice(SOURCES), default=None,
+                     help="mn: where d comes from: a dense matrix, a weighted edge list, or "
+                          "the Jaccard transform of a graph.  [default: auto]"),
+    ])
+
+
+def read_options(fn):
+    """``--format --keep-all-components``: how the input is read."""
+    return _apply(fn, [
+        click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
+                     help="Input format (default: from the file suffix)."),
+        click.option("--keep-all-components", is_flag=True, default=False,
+                     help="Keep every connected component (default: only the largest)."),
+    ])
+
+
+def solver_options(fn, *, with_method=True):
+    """``--method --gamma --lambda --tol --gap-tol --max-iter --time-limit --threads --seed
+    --max-memory --checkpoint --resume --option``: forwarded only when set."""
+    opts = []
+    if with_method:
+        opts.append(click.option(
+            "--method", type=click.Choice(["auto", *registered_solvers()], case_sensitive=False),
+            default="auto", show_default=True,
+            help="Backend; 'auto' picks one by size and structure (see 'metricopt solvers')."))
+    opts += [
+        click.option("--gamma", type=click.FloatRange(min=0, min_open=True), default=None,
+                     help="QP regularisation gamma of the projection methods (V §4-6)."),
+        click.option("--lambda", "lam", type=click.FloatRange(min=0, min_open=True), default=None,
+                     help="sc: QP weight of the non-edge pairs (projection methods; default 1/n)."),
+        click.option("--tol", type=float, default=None,
+                     help="Primal feasibility tolerance (iterative backends)."),
+        click.option("--gap-tol", type=float, default=None,
+                     help="Relative primal-dual gap tolerance (iterative backends)."),
+        click.option("--max-iter", type=click.IntRange(min=1), default=None,
+                     help="Iteration limit (passes, or lazy rounds)."),
+        click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
+                     help="Wall-clock limit for the solve, in seconds."),
+        click.option("--threads", type=click.IntRange(min=1), default=None,
+                     help="Threads the backend may use."),
+        click.option("--seed", type=click.IntRange(min=0), default=None,
+                     help="Random seed (backend and rounding); the report records the seed used."),
+        click.option("--max-memory", type=ByteSize(), default=None,
+                     help="Memory allowance, e.g. 8G or 512M (default: what is available)."),
+        click.option("--checkpoint", type=click.Path(dir_okay=False), default=None,
+                     help="Save the backend's state to this file now and then (iterative backends)."),
+        click.option("--resume", type=click.Path(exists=True, dir_okay=False), default=None,
+                     help="Resume from a checkpoint file written by --checkpoint."),
+        click.option("--option", "extra_options", type=KeyValue(), multiple=True,
+                     help="Backend option KEY=VALUE, repeatable (see 'metricopt solvers METHOD')."),
+    ]
+    return _apply(fn, opts)
+
+
+def rounding_options(fn):
+    """``--round --round-tries``; methods come from :data:`metricopt.rounding.METHODS`."""
+    names = list(dict.fromkeys(m for methods in ROUNDING_METHODS.values() for m in methods))
+    per_kind = "; ".join(f"{k}: {', '.join(v)}" for k, v in ROUNDING_METHODS.items())
+    return _apply(fn, [
+        click.option("--round", "round_method", type=click.Choice(["auto", *names], case_sensitive=False),
+                     default="auto", show_default=True,
+                     help=f"Rounding method ({per_kind}); 'auto' tries the suitable ones and "
+                          "keeps the best."),
+        click.option("--round-tries", type=click.IntRange(min=1), default=20, show_default=True,
+                     help="Seeded tries per randomised rounding method; the best is kept."),
+    ])
+
+
+def output_options(fn):
+    """``--out --json --quiet``."""
+    return _apply(fn, [
+        click.option("--out", type=click.Path(file_okay=False, writable=True), default=None,
+                     help="Directory for report.json, iterations.csv, clusters.csv or cut.csv, "
+                          "and solution.npz (created if needed)."),
+        click.option("--json", "as_json", is_flag=True, default=False,
+                     help="Print the run summary as JSON on stdout."),
+        click.option("--quiet", is_flag=True, default=False,
+                     help="No progress and no summary on stderr (warnings and errors still show)."),
+    ])
+
+
+def given_problem_params(opts):
+    """Problem parameters the user set, by builder parameter name."""
+    params = {}
+    for cli_name, name in _PROBLEM_PARAMS.items():
+        value = opts.get(cli_name)
+        if value is not None:
+            params[name] = int(value) if cli_name == "p" else value
+    return params
+
+
+def collect_problem_params(kind, opts, accepted):
+    """Problem parameters the user set, checked against what ``kind`` accepts.
+
+    Parameters
+    ----------
+    kind : str
+    opts : dict
+        The command's parameters.
+    accepted : set of str
+        Parameters the builder of ``kind`` accepts.
+
+    Returns
+    -------
+    dict
+        Includes ``max_memory`` when it was set and the builder accepts it.
+    """
+    params = given_problem_params(opts)
+    for name in params:
+        if name not in accepted:
+            flag = next(c for c, n in _PROBLEM_PARAMS.items() if n == name)
+            raise click.UsageError(f"--{flag.replace('_', '-')} does not apply to {kind}")
+    if opts.get("max_memory") is not None and "max_memory" in accepted:
+        params["max_memory"] = opts["max_memory"]
+    return params
+
+
+def collect_read_options(opts):
+    """Arguments for :func:`metricopt.io.read_graph` that the user set."""
+    out = {}
+    if opts.get("fmt") is not None:
+        out["fmt"] = opts["fmt"]
+    if opts.get("keep_all_components"):
+        out["keep_all_components"] = True
+    return out
+
+
+def collect_solver_options(opts):
+    """Solver options the user set (named flags and ``--option KEY=VALUE``)."""
+    out = {name: opts[cli] for cli, name in _SOLVER_PARAMS.items() if opts.get(cli) is not None}
+    for key, value in opts.get("extra_options") or ():
+        if key in out:
+            flag = next((f"--{c.replace('_', '-')}" for c, n in _SOLVER_PARAMS.items() if n == key),
+                        f"--option {key}")
+            raise click.UsageError(f"option {key!r} given twice ({flag} and --option {key}=...)")
+        out[key] = value
+    return out

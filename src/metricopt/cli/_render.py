@@ -1,0 +1,253 @@
+"""Everything the command line shows a person: progress, summaries, tables (stderr only).
+
+This is the only module that imports rich. Machine-readable output (``--json``) is not
+produced here; commands print it on stdout with :func:`click.echo`.
+"""
+
+import time
+
+import click
+from rich.console import Console
+from rich.live import Live
+from rich.table import Table
+from rich.text import Text
+
+from .._memory import format_bytes
+
+__all__ = ["RunProgress", "run_summary", "evaluation", "graph_info", "solvers", "solver_options",
+           "warning", "note"]
+
+_THROTTLE_S = 1.0  # minimum spacing of progress lines when stderr is not a terminal
+_REDRAW_S = 0.1  # minimum spacing of redraws of the live line on a terminal
+
+
+def _console():
+    return Console(stderr=True, highlight=False, soft_wrap=False)
+
+
+def _num(value, fmt=".6g"):
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return str(value)
+    return format(float(value), fmt)
+
+
+def warning(message):
+    """Show a warning line."""
+    click.echo(f"Warning: {message}", err=True)
+
+
+def note(message):
+    """Show an informational line."""
+    _console().print(Text(message), soft_wrap=True)
+
+
+def _iteration_line(rec):
+    parts = [f"iter {rec.get('iteration', '?'):>5}"]
+    if rec.get("seconds") is not None:
+        parts.append(f"{rec['seconds']:8.2f}s")
+    for key, label, fmt in (("primal", "primal", ".8g"), ("dual", "dual", ".8g"),
+                            ("gap", "gap", ".2e"), ("max_violation", "viol", ".2e")):
+        if rec.get(key) is not None:
+            parts.append(f"{label} {_num(rec[key], fmt)}")
+    if rec.get("active_constraints") is not None:
+        parts.append(f"active {rec['active_constraints']}")
+    return "  ".join(parts)
+
+
+class RunProgress:
+    """Stage lines and a live per-iteration line for ``solve`` and ``bound``.
+
+    On a terminal the iteration line is redrawn in place; otherwise one line is printed
+    per iteration, at most one per second (the first always). Use as a context manager.
+
+    Parameters
+    ----------
+    quiet : bool
+        Show nothing.
+    """
+
+    def __init__(self, quiet=False):
+        self.quiet = quiet
+        self.console = _console()
+        self._live = None
+        self._last = 0.0
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    def close(self):
+        """Stop the live line."""
+        if self._live is not None:
+            self._live.stop()
+            self._live = None
+
+    def stage(self, name, info):
+        """``on_stage`` hook of :func:`metricopt.pipeline.run`."""
+        if self.quiet:
+            return
+        self.close()
+        if name == "read":
+            msg = info.summary.get("message") if info.summary else None
+            size = f"{info.n} nodes, {info.m} edges" if hasattr(info, "m") else f"{info.n} points"
+            line = f"Read {info.name}: {size}" + (f" ({msg})" if msg else "")
+        elif name == "build":
+            cons = info.n_constraints
+            cons = "cycle inequalities (separated lazily)" if cons is None else f"{cons} constraints"
+            line = (f"Built {info.kind} relaxation ({info.structure}, {info.objective}): "
+                    f"{info.n_variables} variables, {cons}")
+        elif name == "solve":
+            why = f" (auto: {info['auto_reason']})" if info.get("auto_reason") else ""
+            line = f"Solving with {info['method']}{why}"
+        elif name == "round":
+            line = f"Rounding ({info['method']}, {info['n_tries']} tries)"
+        else:
+            line = f"Writing outputs to {info}"
+        self.console.print(Text(line), soft_wrap=True)
+
+    def iteration(self, record):
+        """``callback`` of :func:`metricopt.pipeline.run`: show one iteration record."""
+        if self.quiet:
+            return
+        line = Text(_iteration_line(record))
+        if self.console.is_terminal:
+            if self._live is None:
+                self._live = Live(line, console=self.console, transient=True, auto_refresh=False)
+                self._live.start()
+            now = time.monotonic()
+            draw = now - self._last >= _REDRAW_S
+            self._last = now if draw else self._last
+            self._live.update(line, refresh=draw)
+            return
+        now = time.monotonic()
+        if self._last == 0.0 or now - self._last >= _THROTTLE_S:
+            self._last = now
+            self.console.print(line, soft_wrap=True)
+
+
+def _ratio_text(ratio, lower_bound):
+    if ratio is not None:
+        return _num(ratio, ".6f")
+    if lower_bound is None:
+        return "-  (no certified lower bound)"
+    return "-  (the lower bound is not positive)"
+
+
+def _kv_table(title, rows):
+    table = Table(title=title, show_header=False, box=None, pad_edge=False, title_justify="left")
+    table.add_column(style="bold")
+    table.add_column(overflow="fold")
+    for key, value in rows:
+        if value is not None:
+            table.add_row(key, value)
+    return table
+
+
+def run_summary(report):
+    """Summary table of a ``solve`` or ``bound`` run."""
+    graph, problem, rnd = report["graph"], report["problem"], report.get("rounding")
+    rows = [
+        ("graph", f"{graph['name']}: n={graph['n']}" + (f", m={graph['m']}" if graph.get("m") is not None else "")),
+        ("problem", f"{problem['kind']} ({problem['structure']}, {problem['objective']}), "
+                    f"{problem['n_variables']} variables"),
+        ("method", report["method"] + (f"  (auto: {report['auto_reason']})" if report.get("auto_reason") else "")),
+        ("status", f"{report['status_name']}: {report['message']}"),
+        ("LP value", _num(report.get("lp_value"), ".10g")),
+        ("lower bound", _num(report.get("lower_bound"), ".10g")),
+        ("LP / bound", _num(report.get("lp_approx_ratio"), ".6f")),
+    ]
+    if rnd is not None:
+        rows += [
+            ("rounded objective", _num(report.get("rounded_objective"), ".10g")),
+            ("certified ratio", _ratio_text(report.get("approximation_ratio"), report.get("lower_bound"))),
+            ("rounding", f"{rnd['method']}, {rnd['n_clusters']} clusters, seed {rnd['seed']}"
+             if problem["kind"] != "sc" else f"{rnd['method']}, seed {rnd['seed']}"),
+        ]
+    rows += [
+        ("max violation", _num(report.get("max_violation"), ".3e")),
+        ("iterations", _num(report.get("iterations"))),
+        ("time", f"solve {_num(report.get('solve_seconds'), '.3f')} s, "
+                 f"total {_num(report.get('total_seconds'), '.3f')} s"),
+        ("peak memory", format_bytes(report["peak_memory_bytes"]) if report.get("peak_memory_bytes") else None),
+        ("outputs", ", ".join(report["files"].values()) if report.get("files") else None),
+    ]
+    _console().print(_kv_table(None, rows))
+
+
+def evaluation(result):
+    """Summary of ``metricopt evaluate``."""
+    rows = [
+        ("graph", f"{result['graph']['name']}: n={result['graph']['n']}"),
+        ("problem", result["problem"]["kind"]),
+        ("file", result["file"]),
+        ("clusters" if "n_clusters" in result else "cut size",
+         str(result.get("n_clusters", result.get("cut_size")))),
+        ("objective", _num(result["objective"], ".10g")),
+        ("lower bound", _num(result.get("lower_bound"), ".10g")),
+    ]
+    if result.get("lower_bound") is not None:
+        rows.append(("certified ratio",
+                     _ratio_text(result.get("approximation_ratio"), result["lower_bound"])))
+    _console().print(_kv_table(None, rows))
+
+
+def graph_info(info):
+    """Tables of ``metricopt info``: the graph, each relaxation, each backend's memory."""
+    console = _console()
+    graph = info["graph"]
+    size = f"n={graph['n']}" + (f", m={graph['m']}" if graph.get("m") is not None else "")
+    msg = (graph.get("summary") or {}).get("message")
+    console.print(Text(f"{graph['name']}: {size}" + (f"\n{msg}" if msg else "")), soft_wrap=True)
+    problems = Table(title="Relaxations", title_justify="left")
+    for col in ("problem", "structure", "objective", "variables", "constraints"):
+        problems.add_column(col, justify="right" if col in ("variables", "constraints") else "left")
+    backends = Table(title=f"Estimated memory (allowance {format_bytes(info['memory_budget'])})",
+                     title_justify="left")
+    for col in ("problem", "method", "memory", "fits", "note"):
+        backends.add_column(col, justify="right" if col == "memory" else "left")
+    for prob in info["problems"]:
+        if "error" in prob:
+            problems.add_row(prob["kind"], "-", "-", "-", Text(prob["error"]))
+            continue
+        cons = prob["n_constraints"]
+        problems.add_row(prob["kind"], prob["structure"], prob["objective"],
+                         str(prob["n_variables"]), "cycle family" if cons is None else str(cons))
+        for row in prob["backends"]:
+            mem = "-" if row["memory_bytes"] is None else format_bytes(row["memory_bytes"])
+            fits = "-" if row["fits"] is None else ("yes" if row["fits"] else "no")
+            note_ = row["reason"] or ("" if row["available"] else "not installed")
+            backends.add_row(prob["kind"], row["method"], mem, fits, Text(note_ or ""))
+    console.print(problems)
+    console.print(backends)
+
+
+def solvers(rows):
+    """Table of ``metricopt solvers``."""
+    table = Table(title="Registered backends (preference order)", title_justify="left")
+    for col in ("method", "available", "exact", "structures", "description"):
+        table.add_column(col, overflow="fold")
+    for row in rows:
+        exact = "-" if row["exact"] is None else ("yes" if row["exact"] else "no")
+        table.add_row(row["name"], "yes" if row["available"] else "no", exact,
+                      ", ".join(row["structures"]), Text(row["description"] or ""))
+    _console().print(table)
+
+
+def solver_options(row):
+    """Options of one backend with their defaults (``metricopt solvers METHOD``)."""
+    table = Table(title=f"Options of {row['name']} (pass with --option KEY=VALUE or the named flags)",
+                  title_justify="left")
+    table.add_column("option")
+    table.add_column("default")
+    for key, value in row["options"].items():
+        table.add_row(key, Text(repr(value)))
+    console = _console()
+    console.print(Text(f"{row['name']}: {row['description']}"))
+    console.print(table)

@@ -1,0 +1,312 @@
+"""The ``metricopt`` commands: thin wrappers over :mod:`metricopt.pipeline`.
+
+Each command parses its options, calls one library function and hands the result to
+:mod:`metricopt.cli._render` (stderr) or prints JSON (stdout). Library errors become a
+one-line ``Error: ...`` and exit code 1; usage errors exit 2; Ctrl-C exits 130.
+"""
+
+import importlib.util
+import json
+import warnings
+from pathlib import Path
+
+import click
+
+from .. import pipeline
+from ..exceptions import MetricOptError
+from . import _render as render
+from ._options import (
+    KINDS,
+    ByteSize,
+    collect_problem_params,
+    collect_read_options,
+    collect_solver_options,
+    given_problem_params,
+    output_options,
+    problem_options,
+    read_options,
+    rounding_options,
+    solver_options,
+)
+
+__all__ = ["cli", "main"]
+
+#: Exit code after Ctrl-C (128 + SIGINT), as shells report it.
+EXIT_INTERRUPTED = 130
+
+
+def _one_line(text):
+    return " ".join(str(text).split()) or "unknown error"
+
+
+def _caused_by_interrupt(exc):
+    """True when ``exc`` wraps a KeyboardInterrupt.
+
+    Ctrl-C that lands while compiled (numba) code returns surfaces as a SystemError whose
+    cause is the KeyboardInterrupt.
+    """
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+class MetricoptGroup(click.Group):
+    """Click group that records the command line and maps errors to exit codes."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        argv = ["metricopt", *args]  # the script name, however the group was invoked
+        ctx = super().make_context(info_name, args, parent=parent, **extra)
+        ctx.meta["metricopt.argv"] = argv
+        return ctx
+
+    def invoke(self, ctx):
+        caught = []
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                return super().invoke(ctx)
+        except MetricOptError as exc:
+            raise click.ClickException(_one_line(exc)) from None
+        except MemoryError:
+            raise click.ClickException(
+                "out of memory; try a smaller instance, another --method, or --max-memory"
+            ) from None
+        except OSError as exc:
+            where = f"{exc.filename}: " if exc.filename else ""
+            raise click.ClickException(_one_line(f"{where}{exc.strerror or exc}")) from None
+        except KeyboardInterrupt:
+            click.echo("Error: interrupted by the user", err=True)
+            ctx.exit(EXIT_INTERRUPTED)
+        except Exception as exc:
+            if not _caused_by_interrupt(exc):
+                raise
+            click.echo("Error: interrupted by the user", err=True)
+            ctx.exit(EXIT_INTERRUPTED)
+        finally:
+            for w in caught:
+                render.warning(_one_line(w.message))
+
+
+def _json_out(data):
+    click.echo(json.dumps(data, indent=2))
+
+
+def _argv(ctx):
+    return ctx.meta.get("metricopt.argv")
+
+
+def _group_help():
+    from ..datasets import bundled_names
+
+    return f"""Metric-constrained LP/QP relaxations for graph clustering, with certified ratios.
+
+    GRAPH is an edge list (SNAP style, optionally signed or weighted), a Matrix Market
+    file, a dissimilarity matrix (.npy or CSV; metric nearness), any of them gzipped, or
+    a bundled dataset name ({', '.join(bundled_names())}).
+
+    Example:
+
+        metricopt solve cc karate --out runs/karate
+    """
+
+
+@click.group(cls=MetricoptGroup, help=_group_help(),
+             context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="metricopt", prog_name="metricopt")
+def cli():
+    pass
+
+
+def _run(ctx, kind, graph, opts, *, bound_only):
+    params = collect_problem_params(kind, opts, pipeline.problem_parameters(kind))
+    rounding = None
+    if not bound_only:
+        rounding = {"method": opts["round_method"].lower(), "n_tries": opts["round_tries"],
+                    "seed": opts.get("seed")}
+    with render.RunProgress(quiet=opts["quiet"]) as progress:
+        outcome = pipeline.run(
+            graph, kind, method=opts["method"].lower(), problem_params=params,
+            solver_options=collect_solver_options(opts), rounding=rounding, out=opts["out"],
+            read_options=collect_read_options(opts), callback=progress.iteration,
+            bound_only=bound_only, command=_argv(ctx), on_stage=progress.stage,
+        )
+    if not opts["quiet"]:
+        render.run_summary(outcome.report)
+    if opts["as_json"]:
+        _json_out(outcome.summary)
+    if outcome.interrupted:
+        where = f"; partial results in {outcome.out}" if outcome.out is not None else ""
+        click.echo(f"Error: interrupted by the user{where}", err=True)
+        ctx.exit(EXIT_INTERRUPTED)
+    if outcome.result.get("x") is None:
+        raise click.ClickException(
+            _one_line(f"{outcome.report['method']} returned no solution "
+                      f"({outcome.report['status_name']}): {outcome.report['message']}")
+        )
+    if not outcome.report["success"]:
+        render.warning(f"{outcome.report['method']} stopped early "
+                       f"({outcome.report['status_name']}): {outcome.report['message']}")
+
+
+@cli.command()
+@click.argument("kind", metavar="PROBLEM", type=KINDS)
+@click.argument("graph")
+@problem_options
+@read_options
+@solver_options
+@rounding_options
+@output_options
+@click.pass_context
+def solve(ctx, kind, graph, **opts):
+    """Solve PROBLEM's relaxation on GRAPH, round it, and certify the ratio.
+
+    PROBLEM is cc (correlation clustering), sc (sparsest cut), mn (metric nearness;
+    no rounding) or cd (cluster deletion). The summary goes to stderr; --json prints
+    it on stdout; --out writes report.json, iterations.csv, clusters.csv or cut.csv,
+    and solution.npz. The certified ratio is rounded objective / lower bound.
+
+    Example:
+
+        metricopt solve cc karate --method highs --seed 0 --out runs/karate-cc
+    """
+    _run(ctx, kind, graph, opts, bound_only=False)
+
+
+@cli.command()
+@click.argument("kind", metavar="PROBLEM", type=KINDS)
+@click.argument("graph")
+@problem_options
+@read_options
+@solver_options
+@output_options
+@click.pass_context
+def bound(ctx, kind, graph, **opts):
+    """Compute a certified lower bound on PROBLEM's optimum on GRAPH (no rounding).
+
+    Takes the same options as solve, without rounding; --out writes report.json,
+    iterations.csv and solution.npz.
+
+    Example:
+
+        metricopt bound sc dolphins --json
+    """
+    _run(ctx, kind, graph, opts, bound_only=True)
+
+
+@cli.command()
+@click.argument("kind", metavar="PROBLEM", type=KINDS)
+@click.argument("graph")
+@click.argument("file", metavar="CLUSTERS_OR_CUT_FILE", type=click.Path())
+@click.option("--lower-bound", type=float, default=None,
+              help="A certified lower bound on the optimum (e.g. from 'metricopt bound').")
+@click.option("--report", "report_path", type=click.Path(), default=None,
+              help="A run's report.json (or its directory): use its lower bound and problem "
+                   "parameters.")
+@problem_options
+@read_options
+@click.option("--json", "as_json", is_flag=True, default=False,
+              help="Print the evaluation as JSON on stdout.")
+def evaluate(kind, graph, file, lower_bound, report_path, as_json, **opts):
+    """Score a clustering or cut of GRAPH and, given a lower bound, its certified ratio.
+
+    The file has one node per line: "node,cluster" CSV (as clusters.csv) or
+    whitespace-separated "node cluster"; for sc, "node,in_cut" with in_cut 0 or 1 (as
+    cut.csv). Node names are the labels of the graph file; every node of the graph
+    (after pre-processing) must appear once.
+
+    Example:
+
+        metricopt evaluate cc karate louvain.csv --report runs/karate-cc
+    """
+    if lower_bound is not None and report_path is not None:
+        raise click.UsageError("use either --lower-bound or --report, not both")
+    if report_path is not None and Path(report_path).is_dir():
+        report_path = str(Path(report_path) / "report.json")
+    result = pipeline.evaluate_file(
+        graph, kind, file, problem_params=collect_problem_params(
+            kind, opts, pipeline.problem_parameters(kind)),
+        read_options=collect_read_options(opts), lower_bound=lower_bound, report=report_path,
+    )
+    render.evaluation(result)
+    if as_json:
+        _json_out(result)
+
+
+@cli.command()
+@click.argument("graph")
+@click.option("--problem", "kinds", type=KINDS, multiple=True,
+              help="Describe only this problem (repeatable; default: all).")
+@problem_options
+@read_options
+@click.option("--max-memory", type=ByteSize(), default=None,
+              help="Memory allowance to compare against, e.g. 8G (default: what is available).")
+@click.option("--json", "as_json", is_flag=True, default=False,
+              help="Print the description as JSON on stdout.")
+def info(graph, kinds, max_memory, as_json, **opts):
+    """Show GRAPH's size, pre-processing, and each relaxation's size and memory needs.
+
+    For every problem: variables and constraints, and for every registered backend
+    whether it handles the problem and the memory it would need (and whether that
+    fits the allowance).
+
+    Example:
+
+        metricopt info football --problem cc --max-memory 8G
+    """
+    params = given_problem_params(opts)
+    result = pipeline.describe(graph, kinds=list(kinds) or None,
+                               read_options=collect_read_options(opts),
+                               problem_params=params, max_memory=max_memory)
+    render.graph_info(result)
+    if as_json:
+        _json_out(result)
+
+
+@cli.command()
+@click.argument("method", required=False)
+@click.option("--json", "as_json", is_flag=True, default=False,
+              help="Print the table as JSON on stdout.")
+def solvers(method, as_json):
+    """List the registered backends, or show one backend's options and defaults.
+
+    Backends are listed in preference order, with whether their dependencies are
+    installed and whether they are exact. Options of a backend can be set with
+    --option KEY=VALUE on solve and bound.
+
+    Example:
+
+        metricopt solvers highs
+    """
+    rows = pipeline.solver_table()
+    if method is not None:
+        match = [r for r in rows if r["name"] == method.lower()]
+        if not match:
+            names = ", ".join(r["name"] for r in rows)
+            raise click.UsageError(f"unknown method {method!r}; choose one of: {names}")
+        render.solver_options(match[0])
+        rows = match
+    else:
+        render.solvers(rows)
+    if as_json:
+        _json_out(rows if method is None else rows[0])
+
+
+def _register_pipeline_commands():
+    """Add the batch-pipeline commands (datasets, batch, report, plot) when installed."""
+    if importlib.util.find_spec("metricopt.cli.pipelines") is not None:
+        from .pipelines import COMMANDS as _PIPELINE_COMMANDS
+
+        commands = _PIPELINE_COMMANDS
+        for command in commands.values() if isinstance(commands, dict) else commands:
+            cli.add_command(command)
+
+
+_register_pipeline_commands()
+
+
+def main(argv=None):
+    """Entry point of the ``metricopt`` script and ``python -m metricopt``."""
+    return cli.main(args=argv, prog_name="metricopt")

@@ -1,0 +1,632 @@
+"""The main job: read a graph, build a relaxation, solve it, round it, report, write.
+
+:func:`run` is what ``metricopt solve`` and ``metricopt bound`` call, and what batch runs
+call once per instance. :func:`evaluate_file`, :func:`describe` and :func:`solver_table`
+back ``metricopt evaluate``, ``metricopt info`` and ``metricopt solvers``. Nothing here
+prints: progress goes to the ``callback`` and ``on_stage`` hooks, results come back as
+plain dicts.
+
+Report fields (``report.json``; the names are stable)
+------------------------------------------------------
+``metricopt_version``, ``versions`` (python, numpy, scipy, numba, highspy, click),
+``created`` (ISO 8601, UTC), ``command`` (argv, or null), ``graph`` {name, source, n, m
+(null for a dissimilarity matrix), read_options, summary}, ``problem`` {kind, structure,
+objective, n_variables, n_constraints (null for cycle families), params}, ``method``,
+``options``, ``auto_reason``, ``status``, ``status_name``, ``success``, ``message``,
+``lp_value``, ``lower_bound``, ``rounded_objective``, ``approximation_ratio``,
+``lp_approx_ratio``, ``gap``, ``max_violation``, ``iterations``, ``solve_seconds``,
+``total_seconds``, ``peak_memory_bytes``, ``rounding`` {method, requested_method,
+n_tries, seed, n_clusters, per_method, objective} (null without rounding),
+``solver_extras``, ``warnings``, ``files``.
+
+``approximation_ratio = rounded_objective / lower_bound`` is certified: the optimum lies
+between ``lower_bound`` and ``rounded_objective``. ``lp_approx_ratio = lp_value /
+lower_bound`` says how far the returned relaxation value can be from the LP optimum (1.0
+for an exact backend that reached optimality). Every objective is non-negative, so when
+the numerator is 0 the ratio is 1.0 (the answer is optimal); when the lower bound is 0 or
+negative and the numerator is positive, or either value is missing, the ratio is null.
+"""
+
+import importlib.metadata
+import inspect
+import platform
+import secrets
+import time
+import warnings
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+
+import numpy as np
+
+from .exceptions import InputError, InvalidParameterError
+from .io.reports import (
+    read_clusters,
+    read_cut,
+    read_report_json,
+    to_jsonable,
+    write_clusters_csv,
+    write_cut_csv,
+    write_iterations_csv,
+    write_report_json,
+    write_solution_npz,
+)
+from .result import Status
+
+__all__ = ["RunOutcome", "run", "evaluate_file", "describe", "solver_table", "problem_parameters",
+           "REPORT_FIELDS", "SUMMARY_OMIT"]
+
+#: Top-level fields of ``report.json``, in order (stable names).
+REPORT_FIELDS = (
+    "metricopt_version", "versions", "created", "command", "graph", "problem", "method",
+    "options", "auto_reason", "status", "status_name", "success", "message", "lp_value",
+    "lower_bound", "rounded_objective", "approximation_ratio", "lp_approx_ratio", "gap",
+    "max_violation", "iterations", "solve_seconds", "total_seconds", "peak_memory_bytes",
+    "rounding", "solver_extras", "warnings", "files",
+)
+
+#: Report fields left out of :attr:`RunOutcome.summary` (the ``--json`` output).
+SUMMARY_OMIT = ("versions", "command")
+
+_VERSIONED = ("numpy", "scipy", "numba", "highspy", "click")
+_ROUNDING_KEYS = ("method", "n_tries", "seed")
+_RESULT_FIELDS = {
+    "x", "fun", "lower_bound", "status", "status_name", "success", "message", "nit",
+    "max_violation", "elapsed", "method", "history", "options", "gap", "auto_reason",
+    "lp_approx_ratio",
+}
+
+
+@dataclass
+class RunOutcome:
+    """Everything one :func:`run` produced.
+
+    Attributes
+    ----------
+    report : dict
+        The run report (see the module docstring for its fields).
+    data : Graph or Dissimilarity
+    problem : MetricProblem
+    result : SolveResult
+    rounding : Rounding or None
+        ``None`` for bounds only, metric nearness, or a solve without a solution.
+    out : pathlib.Path or None
+        The output directory, when one was given.
+    files : dict
+        Output kind -> path of each file written.
+    """
+
+    report: dict
+    data: object
+    problem: object
+    result: object
+    rounding: object = None
+    out: Path | None = None
+    files: dict = field(default_factory=dict)
+
+    @property
+    def summary(self):
+        """The report without the fields in :data:`SUMMARY_OMIT`, as plain JSON types."""
+        return to_jsonable({k: v for k, v in self.report.items() if k not in SUMMARY_OMIT})
+
+    @property
+    def interrupted(self):
+        """True when the solve was stopped by the user."""
+        return self.result.get("status") == Status.INTERRUPTED
+
+
+def run(source, kind, *, method="auto", problem_params=None, solver_options=None,
+        rounding=None, out=None, read_options=None, callback=None, bound_only=False,
+        command=None, on_stage=None):
+    """Read, build, solve, round and report one instance.
+
+    Parameters
+    ----------
+    source : str or os.PathLike
+        A graph or matrix file, or a bundled dataset name.
+    kind : {"cc", "sc", "mn", "cd"}
+    method : str, default="auto"
+        A registered backend or ``"auto"``.
+    problem_params : dict or None
+        Passed to :func:`metricopt.problems.build_problem`.
+    solver_options : dict or None
+        Passed to :func:`metricopt.solve`; only the options given here reach the backend.
+    rounding : dict or None
+        Keys ``method`` (default ``"auto"``), ``n_tries`` (default 20) and ``seed``
+        (default: the solver's ``seed`` option, else fresh entropy that the report
+        records).
+    out : str or os.PathLike or None
+        Directory for ``report.json``, ``iterations.csv``, ``clusters.csv`` or
+        ``cut.csv``, and ``solution.npz``; created if needed.
+    read_options : dict or None
+        Passed to :func:`metricopt.io.read_graph`.
+    callback : callable or None
+        Called with each iteration record, if the backend reports progress.
+    bound_only : bool, default=False
+        Stop after the solve: no rounding, no clustering file.
+    command : list of str or None
+        The command line, recorded in the report.
+    on_stage : callable or None
+        Called as ``on_stage(stage, info)`` with stage ``"read"`` (info: the data),
+        ``"build"`` (the problem), ``"solve"`` (a dict with ``method`` and
+        ``auto_reason``), ``"round"`` (the rounding options) and ``"write"`` (the
+        output directory).
+
+    Returns
+    -------
+    RunOutcome
+
+    Raises
+    ------
+    MetricOptError
+        Bad input, parameter or option, an unavailable backend, or too little memory.
+    """
+    from .io import read_graph
+    from .problems import build_problem
+    from .solvers import solve
+
+    start = time.perf_counter()
+    stage = on_stage or (lambda name, info: None)
+    solver_options = dict(solver_options or {})
+    callback = solver_options.pop("callback", callback)
+    round_opts = _rounding_options(rounding, solver_options)
+    read_options = dict(read_options or {})
+    out = _prepare_out(out)
+
+    caught = []
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            data = read_graph(source, **read_options)
+            stage("read", data)
+            problem = build_problem(kind, data, **dict(problem_params or {}))
+            stage("build", problem)
+            name, reason, solver = _resolve_method(method, problem, solver_options)
+            stage("solve", {"method": name, "auto_reason": reason})
+            accepts = "callback" in solver.default_options()
+            result = solve(problem, name, callback=callback if accepts else None,
+                           **solver_options)
+            if reason is not None:
+                result["auto_reason"] = reason
+            rounded = None
+            if _should_round(kind, result, bound_only):
+                stage("round", dict(round_opts))
+                rounded = _round(problem, result.x, round_opts)
+    finally:
+        for w in caught:  # recorded for the report, then passed on to the caller
+            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
+
+    outcome = RunOutcome(report={}, data=data, problem=problem, result=result,
+                         rounding=rounded, out=out)
+    outcome.report = _build_report(outcome, source, read_options, solver, caught, command,
+                                   round_opts)
+    if out is not None:
+        stage("write", out)
+        outcome.files = _write_outputs(outcome)
+        outcome.report["files"] = {k: p.name for k, p in outcome.files.items()}
+    outcome.report["total_seconds"] = time.perf_counter() - start
+    if out is not None:
+        write_report_json(outcome.report, out / "report.json")
+    return outcome
+
+
+# ------------------------------------------------------------------ run helpers
+def _rounding_options(rounding, solver_options):
+    opts = dict(rounding or {})
+    unknown = sorted(set(opts) - set(_ROUNDING_KEYS))
+    if unknown:
+        raise InvalidParameterError(
+            f"Unknown rounding option(s): {', '.join(unknown)}. Valid: {', '.join(_ROUNDING_KEYS)}"
+        )
+    opts.setdefault("method", "auto")
+    opts.setdefault("n_tries", 20)
+    if opts.get("seed") is None:
+        opts["seed"] = solver_options.get("seed")
+    if opts["seed"] is None:  # fresh, but recorded in the report (and fits an int64 column)
+        opts["seed"] = secrets.randbits(63)
+    return opts
+
+
+def _prepare_out(out):
+    if out is None:
+        return None
+    out = Path(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InvalidParameterError(
+            f"cannot create output directory {out}: {exc.strerror or exc}"
+        ) from None
+    return out
+
+
+def _resolve_method(method, problem, options):
+    from .solvers import choose_method, get_solver
+
+    reason = None
+    if method is None or (isinstance(method, str) and method.lower() == "auto"):
+        method, reason = choose_method(problem, max_memory=options.get("max_memory"))
+    solver = get_solver(method)
+    return solver.name, reason, solver
+
+
+def _should_round(kind, result, bound_only):
+    if bound_only or kind == "mn" or result.get("x") is None:
+        return False
+    return result.get("status") != Status.INTERRUPTED
+
+
+def _round(problem, x, opts):
+    from .rounding import round_solution
+
+    return round_solution(problem, x, method=opts["method"], n_tries=opts["n_tries"],
+                          seed=opts["seed"])
+
+
+def _ratio(numerator, lower_bound):
+    """Certified ratio ``numerator / lower_bound``; see the module docstring."""
+    if numerator is None or lower_bound is None:
+        return None
+    numerator, lower_bound = float(numerator), float(lower_bound)
+    if not (np.isfinite(numerator) and np.isfinite(lower_bound)):
+        return None
+    if numerator == 0.0:
+        return 1.0
+    if lower_bound > 0.0:
+        return numerator / lower_bound
+    return None
+
+
+def _versions():
+    out = {"python": platform.python_version()}
+    for name in _VERSIONED:
+        try:
+            out[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            out[name] = None
+    return out
+
+
+def _package_version():
+    try:
+        return importlib.metadata.version("metricopt")
+    except importlib.metadata.PackageNotFoundError:
+        from . import __version__
+
+        return __version__
+
+
+def _peak_memory_bytes():
+    """Peak resident memory of this process (``ru_maxrss``), or None where unknown."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return int(peak) if platform.system() == "Darwin" else int(peak) * 1024
+
+
+def _graph_section(data, source, read_options):
+    return {
+        "name": data.name,
+        "source": str(source),
+        "n": int(data.n),
+        "m": int(data.m) if hasattr(data, "m") else None,
+        "read_options": read_options,
+        "summary": dict(data.summary),
+    }
+
+
+def _problem_section(problem):
+    return {
+        "kind": problem.kind,
+        "structure": problem.structure,
+        "objective": problem.objective,
+        "n_variables": problem.n_variables,
+        "n_constraints": problem.n_constraints,
+        "params": dict(problem.params),
+    }
+
+
+def _rounding_section(rounded, requested):
+    if rounded is None:
+        return None
+    return {
+        "method": rounded.get("method"),
+        "requested_method": requested["method"],
+        "n_tries": rounded.get("n_tries", requested["n_tries"]),
+        "seed": rounded.get("seed", requested["seed"]),
+        "n_clusters": rounded.get("n_clusters"),
+        "per_method": rounded.get("per_method"),
+        "objective": rounded.get("objective"),
+    }
+
+
+def _solver_extras(result):
+    scalar = (str, bool, int, float, np.integer, np.floating, np.bool_, type(None))
+    return {k: v for k, v in result.items() if k not in _RESULT_FIELDS and isinstance(v, scalar)}
+
+
+def _build_report(outcome, source, read_options, solver, caught, command, round_opts):
+    result, rounded = outcome.result, outcome.rounding
+    lp_value = result.get("fun")
+    lower_bound = result.get("lower_bound")
+    if lower_bound is None and solver.exact and result.get("success"):
+        lower_bound = lp_value
+    lp_ratio = result.get("lp_approx_ratio")
+    if lp_ratio is None:
+        exact_opt = solver.exact and result.get("success") and lower_bound == lp_value
+        lp_ratio = 1.0 if exact_opt else _ratio(lp_value, lower_bound)
+    rounded_objective = None if rounded is None else rounded.get("objective")
+    return {
+        "metricopt_version": _package_version(),
+        "versions": _versions(),
+        "created": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "command": list(command) if command is not None else None,
+        "graph": _graph_section(outcome.data, source, read_options),
+        "problem": _problem_section(outcome.problem),
+        "method": result.get("method"),
+        "options": result.get("options", {}),
+        "auto_reason": result.get("auto_reason"),
+        "status": result.get("status"),
+        "status_name": result.get("status_name"),
+        "success": bool(result.get("success")),
+        "message": result.get("message"),
+        "lp_value": lp_value,
+        "lower_bound": lower_bound,
+        "rounded_objective": rounded_objective,
+        "approximation_ratio": _ratio(rounded_objective, lower_bound),
+        "lp_approx_ratio": lp_ratio,
+        "gap": result.get("gap"),
+        "max_violation": result.get("max_violation"),
+        "iterations": result.get("nit"),
+        "solve_seconds": result.get("elapsed"),
+        "total_seconds": None,
+        "peak_memory_bytes": _peak_memory_bytes(),
+        "rounding": _rounding_section(rounded, round_opts),
+        "solver_extras": _solver_extras(result),
+        "warnings": [f"{w.category.__name__}: {w.message}" for w in caught],
+        "files": {},
+    }
+
+
+def _write_outputs(outcome):
+    out, problem, result, rounded = outcome.out, outcome.problem, outcome.result, outcome.rounding
+    files = {}
+    files["iterations"] = out / "iterations.csv"
+    write_iterations_csv(result.get("history", []), files["iterations"])
+    if rounded is not None and rounded.get("in_cut") is not None and problem.kind == "sc":
+        files["cut"] = out / "cut.csv"
+        write_cut_csv(problem.labels, rounded["in_cut"], files["cut"])
+    elif rounded is not None:
+        files["clusters"] = out / "clusters.csv"
+        write_clusters_csv(problem.labels, rounded["labels"], files["clusters"])
+    if result.get("x") is not None:
+        files["solution"] = out / "solution.npz"
+        write_solution_npz(problem, result["x"], files["solution"])
+    files["report"] = out / "report.json"
+    return files
+
+
+# ------------------------------------------------------------------ evaluate
+def problem_parameters(kind):
+    """Names of the keyword parameters the builder of ``kind`` accepts.
+
+    Parameters
+    ----------
+    kind : {"cc", "sc", "mn", "cd"}
+
+    Returns
+    -------
+    set of str
+    """
+    from .problems import BUILDERS
+
+    sig = inspect.signature(BUILDERS[kind])
+    return {name for name, p in sig.parameters.items() if p.kind is p.KEYWORD_ONLY}
+
+
+def _params_from_report(report, kind, params, path):
+    rep_problem = report.get("problem") or {}
+    if rep_problem.get("kind") != kind:
+        raise InputError(f"{path}: the report is for problem {rep_problem.get('kind')!r}, not {kind!r}")
+    accepted = problem_parameters(kind)
+    merged = {k: v for k, v in (rep_problem.get("params") or {}).items() if k in accepted}
+    for key, value in params.items():
+        if key in merged and merged[key] != value:
+            raise InputError(
+                f"{path}: the lower bound is for {key}={merged[key]!r}, not {key}={value!r}"
+            )
+        merged[key] = value
+    return merged
+
+
+def evaluate_file(source, kind, path, *, problem_params=None, read_options=None,
+                  lower_bound=None, report=None):
+    """Score a clustering or cut file and, given a lower bound, certify its ratio.
+
+    Parameters
+    ----------
+    source : str or os.PathLike
+        The graph (path or bundled dataset name).
+    kind : {"cc", "sc", "cd"}
+    path : str or os.PathLike
+        A clustering (``node,cluster``) or, for ``sc``, a cut (``node,in_cut``) file;
+        CSV or whitespace-separated.
+    problem_params, read_options : dict or None
+        As for :func:`run`.
+    lower_bound : float or None
+        A certified lower bound on the optimum.
+    report : str or os.PathLike or None
+        A ``report.json``; its lower bound and problem parameters are used (parameters
+        given explicitly must agree with it), and its graph size must match.
+
+    Returns
+    -------
+    dict
+        ``graph``, ``problem``, ``file``, ``objective``, ``lower_bound``,
+        ``approximation_ratio`` (null without a usable bound) and ``n_clusters``
+        (``cut_size``, the number of nodes in ``S``, for ``sc``).
+    """
+    from .io import read_graph
+    from .problems import build_problem
+    from .rounding import evaluate
+
+    params = dict(problem_params or {})
+    read_options = dict(read_options or {})
+    rep = None
+    if report is not None:
+        if lower_bound is not None:
+            raise InvalidParameterError("give either a lower bound or a report, not both")
+        rep = read_report_json(report)
+        params = _params_from_report(rep, kind, params, report)
+        lower_bound = rep.get("lower_bound")
+        if lower_bound is None:
+            raise InputError(f"{report}: the report has no lower bound")
+    data = read_graph(source, **read_options)
+    if rep is not None:
+        _check_same_graph(rep, data, report)
+    problem = build_problem(kind, data, **params)
+    out = {"graph": {"name": data.name, "source": str(source), "n": int(data.n),
+                     "m": int(data.m) if hasattr(data, "m") else None},
+           "problem": {"kind": kind, "params": dict(problem.params)}, "file": str(path)}
+    if kind == "sc":
+        in_cut = read_cut(path, problem.labels)
+        objective = evaluate(problem, in_cut=in_cut)
+        out["cut_size"] = int(np.count_nonzero(in_cut))
+    else:
+        labels = read_clusters(path, problem.labels)
+        objective = evaluate(problem, labels=labels)
+        out["n_clusters"] = int(labels.max()) + 1 if labels.size else 0
+    out.update(objective=float(objective), lower_bound=lower_bound,
+               approximation_ratio=_ratio(objective, lower_bound))
+    return to_jsonable(out)
+
+
+def _check_same_graph(rep, data, path):
+    graph = rep.get("graph") or {}
+    m = int(data.m) if hasattr(data, "m") else None
+    if graph.get("n") != data.n or graph.get("m") != m:
+        raise InputError(
+            f"{path}: the report is for a graph with n={graph.get('n')}, m={graph.get('m')}, "
+            f"but {data.name} has n={data.n}, m={m}"
+        )
+
+
+# ------------------------------------------------------------------ info
+def _load_solver(name):
+    from .solvers import get_solver
+
+    try:
+        return get_solver(name), None
+    except ImportError as exc:
+        return None, f"cannot be imported ({exc})"
+
+
+def solver_table():
+    """Describe every registered backend, in preference order.
+
+    Returns
+    -------
+    list of dict
+        ``name``, ``available``, ``exact``, ``description``, ``structures``,
+        ``objectives`` and ``options`` (name -> default).
+    """
+    from .solvers import registered_solvers
+
+    rows = []
+    for name in registered_solvers():
+        solver, error = _load_solver(name)
+        if solver is None:
+            rows.append({"name": name, "available": False, "exact": None,
+                         "description": error, "structures": [], "objectives": [], "options": {}})
+            continue
+        options = {k: v for k, v in solver.default_options().items() if k != "callback"}
+        rows.append({
+            "name": name,
+            "available": bool(solver.is_available()),
+            "exact": bool(solver.exact),
+            "description": solver.description,
+            "structures": list(solver.structures),
+            "objectives": list(solver.objectives),
+            "options": to_jsonable(options),
+        })
+    return rows
+
+
+def _backend_rows(problem, budget):
+    from .solvers import registered_solvers
+
+    rows = []
+    for name in registered_solvers():
+        solver, error = _load_solver(name)
+        if solver is None:
+            rows.append({"method": name, "available": False, "supported": False,
+                         "reason": error, "memory_bytes": None, "fits": None})
+            continue
+        ok, why = solver.supports(problem)
+        need = solver.estimate_memory(problem) if ok else None
+        rows.append({
+            "method": name,
+            "available": bool(solver.is_available()),
+            "supported": bool(ok),
+            "reason": why or None,
+            "memory_bytes": None if need is None else int(need),
+            "fits": None if need is None else bool(need <= budget),
+        })
+    return rows
+
+
+def describe(source, *, kinds=None, read_options=None, problem_params=None, max_memory=None):
+    """Sizes of a graph's relaxations and the memory each backend would need.
+
+    Parameters
+    ----------
+    source : str or os.PathLike
+    kinds : list of str or None
+        Problems to describe (default: all four).
+    read_options : dict or None
+    problem_params : dict or None
+        Passed to each builder that accepts them.
+    max_memory : int or None
+        Memory allowance in bytes (default: what the machine has available).
+
+    Returns
+    -------
+    dict
+        ``graph`` {name, source, n, m, summary}, ``memory_budget`` and ``problems``: one
+        dict per kind with ``kind``, ``structure``, ``objective``, ``n_variables``,
+        ``n_constraints``, ``constraint_families`` and ``backends`` (method, available,
+        supported, reason, memory_bytes, fits), or ``kind`` and ``error`` when the
+        problem cannot be built for this input.
+    """
+    from ._memory import available_memory
+    from .exceptions import MetricOptError
+    from .io import read_graph
+    from .problems import BUILDERS, build_problem
+
+    data = read_graph(source, **dict(read_options or {}))
+    budget = available_memory() if max_memory is None else int(max_memory)
+    params = dict(problem_params or {})
+    problems = []
+    for kind in kinds or list(BUILDERS):
+        accepted = problem_parameters(kind)
+        kw = {k: v for k, v in params.items() if k in accepted}
+        if max_memory is not None and "max_memory" in accepted:
+            kw["max_memory"] = int(max_memory)
+        try:
+            problem = build_problem(kind, data, **kw)
+        except MetricOptError as exc:
+            problems.append({"kind": kind, "error": str(exc)})
+            continue
+        problems.append({
+            "kind": kind,
+            "structure": problem.structure,
+            "objective": problem.objective,
+            "params": dict(problem.params),
+            "n_variables": problem.n_variables,
+            "n_constraints": problem.n_constraints,
+            "constraint_families": problem.constraint_families(),
+            "backends": _backend_rows(problem, budget),
+        })
+    graph = _graph_section(data, source, dict(read_options or {}))
+    return to_jsonable({"graph": graph, "memory_budget": budget, "problems": problems})

@@ -1,0 +1,27 @@
+"""Shared fixtures: a command-line runner, an output directory, the bundled graphs."""
+
+import pytest
+from click.testing import CliRunner
+
+
+@pytest.fixture
+def runner():
+    """A click runner that keeps stdout and stderr apart."""
+    try:
+        return CliRunner(mix_stderr=False)  # click < 8.2
+    except TypeError:
+        return CliRunner()
+
+
+@pytest.fixture
+def out_dir(tmp_path):
+    """A fresh directory path for run outputs (not created: commands create it)."""
+    return tmp_path / "out"
+
+
+@pytest.fixture(scope="session")
+def bundled_graph_names():
+    """Names of the datasets shipped with the package."""
+    from metricopt.datasets import bundled_names
+
+    return list(bundled_names())
