@@ -1,15 +1,25 @@
-/* Benchmark-only reference: one Dykstra triangle pass in "diagonal" order with sparse
- * duals, plain scalar C, the same algorithm as triangle_pass_diagonal in
- * src/metricopt/solvers/_dykstra_kernels.py. Compiled by bench_dykstra.py with
- * gcc -O3 -march=native; prints the mean ns per triplet over passes 2..npass.
- * usage: ref_kernel n npass seed */
+/* Benchmark-only reference: one Dykstra triangle pass with sparse duals in plain scalar C,
+ * the same algorithm, visiting order and pair layout as the numba kernels in
+ * src/metricopt/solvers/_dykstra_kernels.py (triangle_pass_diagonal: diagonal order on the
+ * diagonal layout; triangle_pass_lexicographic: i < j < k on the packed row-major
+ * layout). A row of triplets is split at the next stored dual: triplets before it only
+ * need the violation test; new duals are written unconditionally and the count advances
+ * when they are positive; the dual buffer is grown between rows, never inside one.
+ * Compiled by bench_dykstra.py with gcc -O3 -march=native; prints the mean ns per
+ * triplet over passes 2..npass (wall clock and thread CPU time) and the fraction of nonzero
+ * duals after the last pass.
+ * usage: ref_kernel n npass [diagonal|lexicographic] [seed] */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 static double now(void) {
     struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t); return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+static double cpu(void) {
+    struct timespec t; clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t); return t.tv_sec + 1e-9 * t.tv_nsec;
 }
 static uint64_t rng = 88172645463325252ull;
 static double unif(void) {
@@ -17,70 +27,122 @@ static double unif(void) {
 }
 
 typedef struct { int64_t *pos; double *val; int64_t n, cap; } list_t;
-static void push(list_t *l, int64_t p, double v) {
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 1024;
-        l->pos = realloc(l->pos, l->cap * sizeof(int64_t));
-        l->val = realloc(l->val, l->cap * sizeof(double));
-    }
-    l->pos[l->n] = p; l->val[l->n] = v; l->n++;
+static void reserve(list_t *l, int64_t need) {
+    if (l->n + need <= l->cap) return;
+    int64_t cap = 2 * l->cap > l->n + need ? 2 * l->cap : l->n + need + 1024;
+    l->pos = realloc(l->pos, cap * sizeof(int64_t));
+    l->val = realloc(l->val, cap * sizeof(double));
+    l->cap = cap;
 }
 
-#define STEP(T, SA, SB, SC)                                                   \
-    {                                                                         \
-        double z = 0.0;                                                       \
-        if (nextp == t3 + T) { z = cur->val[cur_i++]; nextp = cur_i < cur->n ? cur->pos[cur_i] : INT64_MAX; } \
-        double v = SA * xa + SB * xb + SC * xc;                               \
-        double zn = z + v * qinv; if (zn < 0.0) zn = 0.0;                     \
-        double dz = zn - z;                                                   \
-        xa -= dz * SA * wa; xb -= dz * SB * wb; xc -= dz * SC * wc;           \
-        if (zn > 0.0) push(nxt, t3 + T, zn);                                  \
-    }
+typedef struct { int64_t cursor, nextp, count; double vmax, smax; } cur_t;
+#define BIG INT64_MAX
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
 
-static void pass(double *x, const double *winv, const int64_t *off, int n, int block,
-                 const list_t *cur, list_t *nxt) {
-    int64_t cur_i = 0, t3 = 0;
-    int64_t nextp = cur->n ? cur->pos[0] : INT64_MAX;
-    nxt->n = 0;
-    for (int sb = 1; sb < n - 1; sb += block)
-        for (int s2 = 1; s2 < n - 1; s2++) {
-            int top = sb + block < n - s2 ? sb + block : n - s2;
-            for (int s1 = sb; s1 < top; s1++) {
-                int64_t ba = off[s1], bb = off[s1 + s2], bc = off[s2] + s1;
-                for (int i = 0; i < n - s1 - s2; i++, t3 += 3) {
-                    int64_t ia = ba + i, ib = bb + i, ic = bc + i;
-                    double xa = x[ia], xb = x[ib], xc = x[ic];
-                    if (nextp >= t3 + 3 && xa - xb - xc <= 0 && xb - xa - xc <= 0 && xc - xa - xb <= 0)
-                        continue;
-                    double wa = winv[ia], wb = winv[ib], wc = winv[ic];
-                    double qinv = 1.0 / (wa + wb + wc);
-                    STEP(0, 1.0, -1.0, -1.0)
-                    STEP(1, -1.0, 1.0, -1.0)
-                    STEP(2, -1.0, -1.0, 1.0)
-                    x[ia] = xa; x[ib] = xb; x[ic] = xc;
-                }
+static inline void step3(double *pa, double *pb, double *pc, double wa, double wb, double wc,
+                         double *z, double *vmax, double *smax) {
+    double xa = *pa, xb = *pb, xc = *pc, q = 1.0 / (wa + wb + wc), v, zn, dz;
+    v = xa - xb - xc; *vmax = MAX(*vmax, v); zn = MAX(z[0] + v * q, 0.0); dz = zn - z[0];
+    xa -= dz * wa; xb += dz * wb; xc += dz * wc; *smax = MAX(*smax, dz < 0 ? -dz : dz); z[0] = zn;
+    v = xb - xa - xc; *vmax = MAX(*vmax, v); zn = MAX(z[1] + v * q, 0.0); dz = zn - z[1];
+    xb -= dz * wb; xa += dz * wa; xc += dz * wc; *smax = MAX(*smax, dz < 0 ? -dz : dz); z[1] = zn;
+    v = xc - xa - xb; *vmax = MAX(*vmax, v); zn = MAX(z[2] + v * q, 0.0); dz = zn - z[2];
+    xc -= dz * wc; xa += dz * wa; xb += dz * wb; *smax = MAX(*smax, dz < 0 ? -dz : dz); z[2] = zn;
+    *pa = xa; *pb = xb; *pc = xc;
+}
+
+/* triplets q = 0..len-1 with pairs a0 + da*q, b0 + q, c0 + q; positions trow + 3q + c */
+static inline void row(double *x, const double *winv, int64_t a0, int64_t da, int64_t b0,
+                       int64_t c0, int64_t len, int64_t trow, const list_t *cur, list_t *nxt,
+                       cur_t *s) {
+    int64_t cursor = s->cursor, nextp = s->nextp, count = s->count;
+    double vmax = s->vmax, smax = s->smax;
+    int64_t *np_ = nxt->pos; double *nv = nxt->val;
+    int64_t q = 0;
+    while (q < len) {
+        int64_t stop = nextp < trow + 3 * len ? (nextp - trow) / 3 : len;
+        for (int64_t p = q; p < stop; p++) {
+            int64_t ia = a0 + da * p, ib = b0 + p, ic = c0 + p;
+            double xa = x[ia], xb = x[ib], xc = x[ic];
+            if (xa - xb - xc > 0.0 || xb - xa - xc > 0.0 || xc - xa - xb > 0.0) {
+                double z[3] = {0.0, 0.0, 0.0};
+                step3(x + ia, x + ib, x + ic, winv[ia], winv[ib], winv[ic], z, &vmax, &smax);
+                int64_t t = trow + 3 * p;
+                for (int c = 0; c < 3; c++) { np_[count] = t + c; nv[count] = z[c]; count += z[c] > 0.0; }
             }
         }
+        if (stop >= len) break;
+        int64_t p = stop, t = trow + 3 * p;
+        double z[3] = {0.0, 0.0, 0.0};
+        for (int c = 0; c < 3; c++)
+            if (nextp == t + c) { z[c] = cur->val[cursor++]; nextp = cursor < cur->n ? cur->pos[cursor] : BIG; }
+        int64_t ia = a0 + da * p, ib = b0 + p, ic = c0 + p;
+        step3(x + ia, x + ib, x + ic, winv[ia], winv[ib], winv[ic], z, &vmax, &smax);
+        for (int c = 0; c < 3; c++) { np_[count] = t + c; nv[count] = z[c]; count += z[c] > 0.0; }
+        q = stop + 1;
+    }
+    s->cursor = cursor; s->nextp = nextp; s->count = count; s->vmax = vmax; s->smax = smax;
+}
+
+static void pass_diagonal(double *x, const double *winv, const int64_t *off, int64_t n,
+                          int64_t block, const list_t *cur, list_t *nxt) {
+    cur_t s = {0, cur->n ? cur->pos[0] : BIG, 0, 0.0, 0.0};
+    int64_t t3 = 0;
+    nxt->n = 0;
+    for (int64_t sb = 1; sb < n - 1; sb += block)
+        for (int64_t s2 = 1; s2 < n - 1; s2++) {
+            int64_t top = sb + block < n - s2 ? sb + block : n - s2;
+            for (int64_t s1 = sb; s1 < top; s1++) {
+                int64_t len = n - s1 - s2;
+                nxt->n = s.count; reserve(nxt, 3 * len);
+                row(x, winv, off[s1], 1, off[s1 + s2], off[s2] + s1, len, t3, cur, nxt, &s);
+                t3 += 3 * len;
+            }
+        }
+    nxt->n = s.count;
+}
+
+static void pass_lexicographic(double *x, const double *winv, const int64_t *r, int64_t n,
+                               const list_t *cur, list_t *nxt) {
+    cur_t s = {0, cur->n ? cur->pos[0] : BIG, 0, 0.0, 0.0};
+    int64_t t3 = 0;
+    nxt->n = 0;
+    for (int64_t i = 0; i < n - 2; i++)
+        for (int64_t j = i + 1; j < n - 1; j++) {
+            int64_t len = n - 1 - j;
+            nxt->n = s.count; reserve(nxt, 3 * len);
+            row(x, winv, r[i] + j, 0, r[i] + j + 1, r[j] + j + 1, len, t3, cur, nxt, &s);
+            t3 += 3 * len;
+        }
+    nxt->n = s.count;
 }
 
 int main(int argc, char **argv) {
-    int n = argc > 1 ? atoi(argv[1]) : 1000, npass = argc > 2 ? atoi(argv[2]) : 5;
-    rng += argc > 3 ? (uint64_t)atoll(argv[3]) : 0;
-    int64_t N = (int64_t)n * (n - 1) / 2;
+    int64_t n = argc > 1 ? atoll(argv[1]) : 1000;
+    int npass = argc > 2 ? atoi(argv[2]) : 5;
+    int lex = argc > 3 && strcmp(argv[3], "lexicographic") == 0;
+    rng += argc > 4 ? (uint64_t)atoll(argv[4]) : 0;
+    int64_t N = n * (n - 1) / 2;
     double *x = malloc(N * sizeof(double)), *winv = malloc(N * sizeof(double));
     int64_t *off = calloc(n, sizeof(int64_t));
-    for (int s = 1, acc = 0; s < n; s++) { off[s] = acc; acc += n - s; }
+    if (lex)
+        for (int64_t i = 0; i < n; i++) off[i] = i * n - i * (i + 1) / 2 - i - 1;
+    else
+        for (int64_t s = 1, acc = 0; s < n; s++) { off[s] = acc; acc += n - s; }
     for (int64_t p = 0; p < N; p++) { x[p] = unif() < 0.1 ? 1.0 : 0.0; winv[p] = 1.0 / (0.5 + 1.5 * unif()); }
     list_t a = {0}, b = {0};
     list_t *cur = &a, *nxt = &b;
-    double trip = (double)n * (n - 1) * (n - 2) / 6.0, total = 0.0;
+    double trip = (double)n * (n - 1) * (n - 2) / 6.0, total = 0.0, total_cpu = 0.0;
     for (int k = 1; k <= npass; k++) {
-        double t0 = now();
-        pass(x, winv, off, n, 16, cur, nxt);
-        double dt = now() - t0;
-        if (k >= 2) total += dt;
+        double t0 = now(), c0 = cpu();
+        if (lex) pass_lexicographic(x, winv, off, n, cur, nxt);
+        else pass_diagonal(x, winv, off, n, 16, cur, nxt);
+        double dt = now() - t0, dc = cpu() - c0;
+        if (k >= 2) { total += dt; total_cpu += dc; }
         list_t *t = cur; cur = nxt; nxt = t;
     }
-    printf("%.4f\n", 1e9 * total / (trip * (npass - 1)));
+    /* wall ns/triplet, thread CPU ns/triplet, nonzero dual fraction */
+    printf("%.4f %.4f %.5f\n", 1e9 * total / (trip * (npass - 1)), 1e9 * total_cpu / (trip * (npass - 1)),
+           cur->n / (3.0 * trip));
     return 0;
 }

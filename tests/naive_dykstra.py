@@ -19,14 +19,16 @@ def triplets(n, order, block=16):
                 for s1 in range(sb, min(sb + block, n - s2)):
                     for i in range(n - s1 - s2):
                         yield i, i + s1, i + s1 + s2
-    elif order == "blocked":
+    elif order == "parallel":
+        # anti-diagonals of block pairs; the block pairs of one anti-diagonal touch
+        # disjoint pairs, so any order of them gives the same result
         nb = (n + block - 1) // block
         for d in range(2 * nb - 1):
             for bi in range(max(0, d - nb + 1), d // 2 + 1):
-                bk = d - bi
+                klo, khi = (d - bi) * block, min(n, (d - bi + 1) * block)
                 for i in range(bi * block, min(n, (bi + 1) * block)):
-                    for k in range(max(bk * block, i + 2), min(n, (bk + 1) * block)):
-                        for j in range(i + 1, k):
+                    for j in range(i + 1, khi):
+                        for k in range(max(klo, j + 1), khi):
                             yield i, j, k
     else:
         raise ValueError(order)

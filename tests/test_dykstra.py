@@ -24,35 +24,72 @@ def _diag_index(n):
     return lambda i, j: int(off[j - i] + i)
 
 
-@pytest.mark.parametrize("order", ["diagonal", "lexicographic", "blocked"])
-@pytest.mark.parametrize("n", [3, 5, 9])
+def _packed_index(n):
+    return lambda i, j: int(pair_index(i, j, n))
+
+
+@pytest.mark.parametrize("order", ["diagonal", "lexicographic", "parallel"])
+@pytest.mark.parametrize("n", [3, 5, 9, 23])
 def test_triangle_kernel_matches_reference(order, n):
+    from metricopt.solvers._dykstra_parallel import triangle_pass_parallel
+
     rng = np.random.default_rng(n)
     npair = n_pairs(n)
     x0 = rng.choice([0.0, 1.0, 0.5, 3.0], size=npair) + rng.random(npair) * 0.1
     winv = 1.0 / rng.choice([1.0, 1e-3, 1e3, 2.0], size=npair)
-    block = 2
+    block = 2 if n < 20 else 4
+    index = _diag_index(n) if K.LAYOUTS[order] == "diagonal" else _packed_index(n)
     x = x0.copy()
     xr = list(x0)
     duals = {}
     pos = np.empty(0, np.int64)
     val = np.empty(0)
-    nb = (n + block - 1) // block
-    start = np.zeros(nb * (nb + 1) // 2 + 1, np.int64)
+    ppos, pval, pcnt = np.zeros((2, 1), np.int64), np.zeros((2, 1)), np.zeros(2, np.int64)
     for _ in range(4):
-        if order == "blocked":
-            pos, val, start, _, _ = K.triangle_pass_blocked(
-                x, winv, n, block, pos, val, start, pos, val, start)
-            c = pos.shape[0]
+        if order == "parallel":
+            # tiny scratch rows force the regrow-and-resume path
+            ppos, pval, pcnt, _, _ = triangle_pass_parallel(
+                x, winv, n, block, ppos, pval, pcnt, np.empty((2, 1), np.int64),
+                np.empty((2, 1)))
+            c = int(pcnt.sum())
+            val = np.concatenate([pval[w, :pcnt[w]] for w in range(2)])
         else:
             p, v, c, _, _ = K.TRIANGLE_KERNELS[order](
                 x, winv, n, block, pos, val, np.empty(1, np.int64), np.empty(1))
             pos, val = p[:c].copy(), v[:c].copy()
-        naive.triangle_pass(xr, winv, n, order, duals, _diag_index(n), block)
+            assert np.all(np.diff(pos) > 0)
+        naive.triangle_pass(xr, winv, n, order, duals, index, block)
         np.testing.assert_allclose(x, xr, rtol=0, atol=1e-12)
         assert c == sum(1 for z in duals.values() if z > 0)
         np.testing.assert_allclose(np.sort(val), np.sort([z for z in duals.values() if z > 0]),
                                    rtol=1e-12, atol=1e-12)
+
+
+def test_parallel_pass_independent_of_threads():
+    import numba
+
+    from metricopt.solvers._dykstra_parallel import triangle_pass_parallel
+
+    n = 40
+    rng = np.random.default_rng(5)
+    x0 = (rng.random(n_pairs(n)) < 0.2).astype(float)
+    winv = 1.0 / rng.uniform(0.5, 2.0, n_pairs(n))
+    out = []
+    old = numba.get_num_threads()
+    for threads in (1, min(2, numba.config.NUMBA_NUM_THREADS)):
+        numba.set_num_threads(threads)
+        try:
+            x = x0.copy()
+            p, v, c = np.zeros((2, 1), np.int64), np.zeros((2, 1)), np.zeros(2, np.int64)
+            for _ in range(3):
+                p, v, c, _, _ = triangle_pass_parallel(x, winv, n, 8, p, v, c,
+                                                       np.empty((2, 64), np.int64),
+                                                       np.empty((2, 64)))
+            out.append((x, c, p[0, :c[0]].copy(), v[1, :c[1]].copy()))
+        finally:
+            numba.set_num_threads(old)
+    for a, b in zip(out[0], out[1]):
+        np.testing.assert_array_equal(a, b)
 
 
 @pytest.mark.parametrize("flags", [(True, True, True), (False, True, False), (True, False, True)])
@@ -235,9 +272,9 @@ def test_dual_and_lower_bound_below_exact_lp(seed, kind, params):
 # ---------------------------------------------------------------- orders, threads, state
 def test_serial_and_parallel_agree(karate):
     problem = build_problem("cc", karate)
-    one = solve_dykstra(problem, order="blocked", block=8, threads=1, max_iter=60,
+    one = solve_dykstra(problem, order="parallel", block=8, threads=1, max_iter=60,
                         round_digits=())
-    two = solve_dykstra(problem, order="blocked", block=8, threads=2, max_iter=60,
+    two = solve_dykstra(problem, order="parallel", block=8, threads=2, max_iter=60,
                         round_digits=())
     np.testing.assert_array_equal(one["x"], two["x"])
     full = solve_dykstra(problem, order="blocked", block=8, threads=2, round_digits=())
@@ -246,7 +283,7 @@ def test_serial_and_parallel_agree(karate):
     assert np.max(np.abs(full["x"] - ser["x"])) < 1e-4
 
 
-@pytest.mark.parametrize("order", ["diagonal", "blocked"])
+@pytest.mark.parametrize("order", ["diagonal", "lexicographic", "parallel"])
 def test_resume_reaches_same_answer(tmp_path, karate, order):
     problem = build_problem("sc", karate)
     ref = solve_dykstra(problem, order=order, block=8, round_digits=())
@@ -314,3 +351,12 @@ def test_cc_bundled_graphs(name):
     assert res["status"] == Status.OPTIMAL
     lp = exact_lp(problem)
     assert lp * (1 - 1e-4) <= res["fun"] <= 2 * lp
+
+
+def test_parallel_order_reproduces_lexicographic(karate):
+    # every two triplets that share a pair keep their lexicographic relative order in the
+    # block schedule, so the iterates are the same
+    problem = build_problem("sc", karate)
+    a = solve_dykstra(problem, order="parallel", block=8, max_iter=20, round_digits=())
+    b = solve_dykstra(problem, order="lexicographic", max_iter=20, round_digits=())
+    np.testing.assert_array_equal(a["x"], b["x"])

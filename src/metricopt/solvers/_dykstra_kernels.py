@@ -12,8 +12,13 @@ Conventions (see Veldt et al. 2019, Alg. 1-2 and §5):
   of constraint ``t`` is the Hildreth step
   ``z_t <- max(0, z_t + (a_t' v - b_t) / (a_t' W^{-1} a_t))``,
   ``v <- v - (z_t(new) - z_t(old)) W^{-1} a_t``.
-* Dense pair variables use the *diagonal layout*: the pair ``(a, a + s)`` lives at
-  ``off[s] + a`` (see :func:`diagonal_offsets`).
+* Dense pair variables use the *diagonal layout* (pair ``(a, a + s)`` at ``off[s] + a``,
+  :func:`diagonal_offsets`) for the diagonal order and the *packed* row-major layout
+  (pair ``(i, j)`` at ``r[i] + j``, :func:`packed_row_offsets`, the problems' own order)
+  for the lexicographic and parallel orders (:data:`LAYOUTS`).
+* Hot loops never allocate and never return arrays: a resumable core stops before a row
+  whose duals might not fit, the wrapper grows the buffer and resumes. Triplets before
+  the next stored dual only get a violation test, skipped eight at a time when idle.
 * Triangle duals are stored sparsely (§5.2): the nonzero ones of the previous pass as
   two arrays ``(pos, val)`` in visiting order, consumed with a cursor, while the
   nonzero ones of this pass are appended to a second pair of arrays. Position
@@ -39,7 +44,9 @@ __all__ = [
     "packed_to_diagonal_index",
     "triangle_pass_diagonal",
     "triangle_pass_lexicographic",
-    "triangle_pass_blocked",
+    "packed_row_offsets",
+    "triangle_violation_exceeds",
+    "LAYOUTS",
     "pair_pass",
     "sum_step",
     "edge_triangle_pass",
@@ -49,6 +56,8 @@ __all__ = [
 
 _FM = set(_config.FASTMATH)
 _BIG = np.iinfo(np.int64).max
+#: triplets per group of the vectorised idle test in :func:`_row`
+_GROUP = 8
 
 
 @numba.njit(cache=True)
@@ -75,11 +84,244 @@ def packed_to_diagonal_index(n):
     return idx
 
 
-@numba.njit(inline="always")
-def _grow(pos, val, count):
-    if count < pos.shape[0]:
-        return pos, val
-    cap = max(2 * pos.shape[0], 1024)
+@numba.njit(cache=True)
+def packed_row_offsets(n):
+    """``r[i]`` such that pair ``(i, j)``, ``i < j``, is at ``r[i] + j`` in packed order."""
+    r = np.zeros(max(n, 1), dtype=np.int64)
+    for i in range(n):
+        r[i] = i * n - i * (i + 1) // 2 - i - 1
+    return r
+
+
+@numba.njit(inline="always", fastmath=_FM)
+def _step3(xa, xb, xc, wa, wb, wc, z0, z1, z2, vmax, smax):
+    """Hildreth steps on the three triangle constraints of one triplet (Alg. 2)."""
+    qinv = 1.0 / (wa + wb + wc)
+    # c = 0: xa - xb - xc <= 0
+    v = xa - xb - xc
+    vmax = max(vmax, v)
+    zn = max(z0 + v * qinv, 0.0)
+    dz = zn - z0
+    xa -= dz * wa
+    xb += dz * wb
+    xc += dz * wc
+    smax = max(smax, abs(dz))
+    z0 = zn
+    # c = 1: xb - xa - xc <= 0
+    v = xb - xa - xc
+    vmax = max(vmax, v)
+    zn = max(z1 + v * qinv, 0.0)
+    dz = zn - z1
+    xb -= dz * wb
+    xa += dz * wa
+    xc += dz * wc
+    smax = max(smax, abs(dz))
+    z1 = zn
+    # c = 2: xc - xa - xb <= 0
+    v = xc - xa - xb
+    vmax = max(vmax, v)
+    zn = max(z2 + v * qinv, 0.0)
+    dz = zn - z2
+    xc -= dz * wc
+    xa += dz * wa
+    xb += dz * wb
+    smax = max(smax, abs(dz))
+    z2 = zn
+    return xa, xb, xc, z0, z1, z2, vmax, smax
+
+
+@numba.njit(inline="always", fastmath=_FM, boundscheck=False)
+def _row(x, winv, a0, da, b0, c0, length, trow, cur_pos, cur_val, ncur, cursor, nextp,
+         nxt_pos, nxt_val, count, vmax, smax):
+    """Visit the triplets ``q = 0..length-1`` with pairs at ``a0 + da*q``, ``b0 + q``,
+    ``c0 + q``; triplet ``q`` owns dual positions ``trow + 3q + (0, 1, 2)``.
+
+    The caller guarantees room for ``3 * length`` more entries in ``nxt_pos/nxt_val``.
+    Triplets before the next stored dual only need a violation test (the common case);
+    every write of a new dual is unconditional and the count advances only when it is
+    positive, so the loop has no data-dependent branch besides the violation test.
+    Returns the updated scalars ``cursor, nextp, count, vmax, smax`` (never arrays).
+    """
+    q = 0
+    while q < length:
+        stop = length
+        if nextp < trow + 3 * length:
+            stop = (nextp - trow) // 3
+        # a group of _GROUP triplets without a violation is skipped after one
+        # vectorisable test (nothing changes inside an idle group, so this is exact)
+        p = q
+        while p < stop:
+            end = stop
+            if p + _GROUP <= stop:
+                worst = 0.0
+                for g in range(p, p + _GROUP):
+                    xa = x[a0 + da * g]
+                    xb = x[b0 + g]
+                    xc = x[c0 + g]
+                    worst = max(worst, max(xa - xb - xc, max(xb - xa - xc, xc - xa - xb)))
+                if worst <= 0.0:
+                    p += _GROUP
+                    continue
+                end = p + _GROUP
+            for g in range(p, end):
+                ia = a0 + da * g
+                ib = b0 + g
+                ic = c0 + g
+                xa = x[ia]
+                xb = x[ib]
+                xc = x[ic]
+                if max(xa - xb - xc, max(xb - xa - xc, xc - xa - xb)) > 0.0:
+                    xa, xb, xc, z0, z1, z2, vmax, smax = _step3(
+                        xa, xb, xc, winv[ia], winv[ib], winv[ic], 0.0, 0.0, 0.0, vmax, smax)
+                    x[ia] = xa
+                    x[ib] = xb
+                    x[ic] = xc
+                    t = trow + 3 * g
+                    nxt_pos[count] = t
+                    nxt_val[count] = z0
+                    count += z0 > 0.0
+                    nxt_pos[count] = t + 1
+                    nxt_val[count] = z1
+                    count += z1 > 0.0
+                    nxt_pos[count] = t + 2
+                    nxt_val[count] = z2
+                    count += z2 > 0.0
+            p = end
+        if stop >= length:
+            break
+        # triplet `stop` holds at least one dual of the previous pass
+        p = stop
+        t = trow + 3 * p
+        z0 = 0.0
+        z1 = 0.0
+        z2 = 0.0
+        if nextp == t:
+            z0 = cur_val[cursor]
+            cursor += 1
+            nextp = cur_pos[cursor] if cursor < ncur else _BIG
+        if nextp == t + 1:
+            z1 = cur_val[cursor]
+            cursor += 1
+            nextp = cur_pos[cursor] if cursor < ncur else _BIG
+        if nextp == t + 2:
+            z2 = cur_val[cursor]
+            cursor += 1
+            nextp = cur_pos[cursor] if cursor < ncur else _BIG
+        ia = a0 + da * p
+        ib = b0 + p
+        ic = c0 + p
+        xa, xb, xc, z0, z1, z2, vmax, smax = _step3(
+            x[ia], x[ib], x[ic], winv[ia], winv[ib], winv[ic], z0, z1, z2, vmax, smax)
+        x[ia] = xa
+        x[ib] = xb
+        x[ic] = xc
+        nxt_pos[count] = t
+        nxt_val[count] = z0
+        count += z0 > 0.0
+        nxt_pos[count] = t + 1
+        nxt_val[count] = z1
+        count += z1 > 0.0
+        nxt_pos[count] = t + 2
+        nxt_val[count] = z2
+        count += z2 > 0.0
+        q = stop + 1
+    return cursor, nextp, count, vmax, smax
+
+
+@numba.njit(fastmath=_FM, cache=True, boundscheck=False)
+def _diagonal_core(x, winv, off, n, block, cur_pos, cur_val, ncur, nxt_pos, nxt_val, state,
+                   acc):
+    """Resumable diagonal-order pass; stops (returns False) before a row that might not
+    fit into ``nxt_pos``. ``state`` = (sb, s2, s1, cursor, t3, count), ``acc`` =
+    (vmax, smax); both are read on entry and written on exit."""
+    sb = state[0]
+    s2 = state[1]
+    s1 = state[2]
+    cursor = state[3]
+    t3 = state[4]
+    count = state[5]
+    vmax = acc[0]
+    smax = acc[1]
+    cap = nxt_pos.shape[0]
+    nextp = cur_pos[cursor] if cursor < ncur else _BIG
+    done = True
+    while sb < n - 1:
+        while s2 < n - 1:
+            top = min(sb + block, n - s2)
+            while s1 < top:
+                length = n - s1 - s2
+                if count + 3 * length > cap:
+                    done = False
+                    break
+                cursor, nextp, count, vmax, smax = _row(
+                    x, winv, off[s1], 1, off[s1 + s2], off[s2] + s1, length, t3, cur_pos,
+                    cur_val, ncur, cursor, nextp, nxt_pos, nxt_val, count, vmax, smax)
+                t3 += 3 * length
+                s1 += 1
+            if not done:
+                break
+            s2 += 1
+            s1 = sb
+        if not done:
+            break
+        sb += block
+        s2 = 1
+        s1 = sb
+    state[0] = sb
+    state[1] = s2
+    state[2] = s1
+    state[3] = cursor
+    state[4] = t3
+    state[5] = count
+    acc[0] = vmax
+    acc[1] = smax
+    return done
+
+
+@numba.njit(fastmath=_FM, cache=True, boundscheck=False)
+def _lexicographic_core(x, winv, r, n, cur_pos, cur_val, ncur, nxt_pos, nxt_val, state, acc):
+    """Resumable lexicographic pass (packed layout); ``state`` = (i, j, -, cursor, t3,
+    count). See :func:`_diagonal_core`."""
+    i = state[0]
+    j = state[1]
+    cursor = state[3]
+    t3 = state[4]
+    count = state[5]
+    vmax = acc[0]
+    smax = acc[1]
+    cap = nxt_pos.shape[0]
+    nextp = cur_pos[cursor] if cursor < ncur else _BIG
+    done = True
+    while i < n - 2:
+        ri = r[i]
+        while j < n - 1:
+            length = n - 1 - j
+            if count + 3 * length > cap:
+                done = False
+                break
+            cursor, nextp, count, vmax, smax = _row(
+                x, winv, ri + j, 0, ri + j + 1, r[j] + j + 1, length, t3, cur_pos, cur_val,
+                ncur, cursor, nextp, nxt_pos, nxt_val, count, vmax, smax)
+            t3 += 3 * length
+            j += 1
+        if not done:
+            break
+        i += 1
+        j = i + 1
+    state[0] = i
+    state[1] = j
+    state[3] = cursor
+    state[4] = t3
+    state[5] = count
+    acc[0] = vmax
+    acc[1] = smax
+    return done
+
+
+@numba.njit(cache=True)
+def _grow(pos, val, count, need):
+    """Copies of ``pos[:count], val[:count]`` with room for at least ``need`` more."""
+    cap = max(2 * pos.shape[0], count + need, 1024)
     npos = np.empty(cap, dtype=np.int64)
     nval = np.empty(cap, dtype=np.float64)
     npos[:count] = pos[:count]
@@ -87,102 +329,9 @@ def _grow(pos, val, count):
     return npos, nval
 
 
-@numba.njit(inline="always", fastmath=_FM)
-def _visit(x, winv, ia, ib, ic, t3, cur_pos, cur_val, cursor, nextp,
-           nxt_pos, nxt_val, count, vmax, smax):
-    """The three triangle constraints of one triplet (Alg. 2), sparse duals."""
-    xa = x[ia]
-    xb = x[ib]
-    xc = x[ic]
-    if nextp >= t3 + 3:
-        # no stored dual for this triplet: only a violated constraint needs work
-        if xa - xb - xc <= 0.0 and xb - xa - xc <= 0.0 and xc - xa - xb <= 0.0:
-            return cursor, nextp, nxt_pos, nxt_val, count, vmax, smax
-    wa = winv[ia]
-    wb = winv[ib]
-    wc = winv[ic]
-    qinv = 1.0 / (wa + wb + wc)
-    # c = 0: xa - xb - xc <= 0
-    z = 0.0
-    if nextp == t3:
-        z = cur_val[cursor]
-        cursor += 1
-        nextp = cur_pos[cursor] if cursor < cur_pos.shape[0] else _BIG
-    v = xa - xb - xc
-    if v > vmax:
-        vmax = v
-    zn = z + v * qinv
-    if zn < 0.0:
-        zn = 0.0
-    dz = zn - z
-    if dz != 0.0:
-        xa -= dz * wa
-        xb += dz * wb
-        xc += dz * wc
-        if abs(dz) > smax:
-            smax = abs(dz)
-    if zn > 0.0:
-        nxt_pos, nxt_val = _grow(nxt_pos, nxt_val, count)
-        nxt_pos[count] = t3
-        nxt_val[count] = zn
-        count += 1
-    # c = 1: xb - xa - xc <= 0
-    z = 0.0
-    if nextp == t3 + 1:
-        z = cur_val[cursor]
-        cursor += 1
-        nextp = cur_pos[cursor] if cursor < cur_pos.shape[0] else _BIG
-    v = xb - xa - xc
-    if v > vmax:
-        vmax = v
-    zn = z + v * qinv
-    if zn < 0.0:
-        zn = 0.0
-    dz = zn - z
-    if dz != 0.0:
-        xb -= dz * wb
-        xa += dz * wa
-        xc += dz * wc
-        if abs(dz) > smax:
-            smax = abs(dz)
-    if zn > 0.0:
-        nxt_pos, nxt_val = _grow(nxt_pos, nxt_val, count)
-        nxt_pos[count] = t3 + 1
-        nxt_val[count] = zn
-        count += 1
-    # c = 2: xc - xa - xb <= 0
-    z = 0.0
-    if nextp == t3 + 2:
-        z = cur_val[cursor]
-        cursor += 1
-        nextp = cur_pos[cursor] if cursor < cur_pos.shape[0] else _BIG
-    v = xc - xa - xb
-    if v > vmax:
-        vmax = v
-    zn = z + v * qinv
-    if zn < 0.0:
-        zn = 0.0
-    dz = zn - z
-    if dz != 0.0:
-        xc -= dz * wc
-        xa += dz * wa
-        xb += dz * wb
-        if abs(dz) > smax:
-            smax = abs(dz)
-    if zn > 0.0:
-        nxt_pos, nxt_val = _grow(nxt_pos, nxt_val, count)
-        nxt_pos[count] = t3 + 2
-        nxt_val[count] = zn
-        count += 1
-    x[ia] = xa
-    x[ib] = xb
-    x[ic] = xc
-    return cursor, nextp, nxt_pos, nxt_val, count, vmax, smax
-
-
-@numba.njit(fastmath=_FM, cache=True)
+@numba.njit(cache=True)
 def triangle_pass_diagonal(x, winv, n, block, cur_pos, cur_val, nxt_pos, nxt_val):
-    """One pass over all triangle constraints in *diagonal* order.
+    """One pass over all triangle constraints in *diagonal* order (diagonal layout).
 
     Triplets ``(i, i+s1, i+s1+s2)``: ``s1`` in blocks of ``block``, then ``s2``, then
     ``s1`` within the block, then ``i`` innermost, so the three pairs of consecutive
@@ -196,7 +345,8 @@ def triangle_pass_diagonal(x, winv, n, block, cur_pos, cur_val, nxt_pos, nxt_val
     cur_pos, cur_val : ndarray
         Nonzero duals of the previous pass (exact length), in visiting order.
     nxt_pos, nxt_val : ndarray
-        Scratch space for this pass's nonzero duals (grown when full).
+        Scratch space for this pass's nonzero duals (replaced by larger arrays when
+        full; the hot loop itself never allocates).
 
     Returns
     -------
@@ -209,160 +359,53 @@ def triangle_pass_diagonal(x, winv, n, block, cur_pos, cur_val, nxt_pos, nxt_val
         Largest dual change ``|dz|`` (0 when the pass changed nothing).
     """
     off = diagonal_offsets(n)
-    cursor = 0
-    nextp = cur_pos[0] if cur_pos.shape[0] > 0 else _BIG
-    count = 0
-    vmax = 0.0
-    smax = 0.0
-    t3 = 0
-    for sb in range(1, n - 1, block):
-        for s2 in range(1, n - 1):
-            top = min(sb + block, n - s2)
-            for s1 in range(sb, top):
-                ba = off[s1]
-                bb = off[s1 + s2]
-                bc = off[s2] + s1
-                for i in range(n - s1 - s2):
-                    if nextp >= t3 + 3:
-                        xa = x[ba + i]
-                        xb = x[bb + i]
-                        xc = x[bc + i]
-                        if xa - xb - xc <= 0.0 and xb - xa - xc <= 0.0 and xc - xa - xb <= 0.0:
-                            t3 += 3
-                            continue
-                    cursor, nextp, nxt_pos, nxt_val, count, vmax, smax = _visit(
-                        x, winv, ba + i, bb + i, bc + i, t3, cur_pos, cur_val, cursor, nextp,
-                        nxt_pos, nxt_val, count, vmax, smax)
-                    t3 += 3
-    return nxt_pos, nxt_val, count, vmax, smax
+    state = np.zeros(6, dtype=np.int64)
+    state[0] = 1
+    state[1] = 1
+    state[2] = 1
+    acc = np.zeros(2)
+    while not _diagonal_core(x, winv, off, n, block, cur_pos, cur_val, cur_pos.shape[0],
+                             nxt_pos, nxt_val, state, acc):
+        nxt_pos, nxt_val = _grow(nxt_pos, nxt_val, state[5], 3 * n + 1024)
+    return nxt_pos, nxt_val, state[5], acc[0], acc[1]
 
 
-@numba.njit(fastmath=_FM, cache=True)
+@numba.njit(cache=True)
 def triangle_pass_lexicographic(x, winv, n, block, cur_pos, cur_val, nxt_pos, nxt_val):
     """One pass over all triangle constraints in lexicographic order ``i < j < k``.
 
-    The papers' order. Same parameters and returns as :func:`triangle_pass_diagonal`
-    (``block`` is ignored).
+    The papers' order, on the *packed* (row-major) layout: pair ``(i, j)`` at
+    ``r[i] + j`` (:func:`packed_row_offsets`). Same parameters and returns as
+    :func:`triangle_pass_diagonal` (``block`` is ignored).
     """
-    off = diagonal_offsets(n)
-    cursor = 0
-    nextp = cur_pos[0] if cur_pos.shape[0] > 0 else _BIG
-    count = 0
-    vmax = 0.0
-    smax = 0.0
-    t3 = 0
-    for i in range(n):
-        for j in range(i + 1, n):
-            ia = off[j - i] + i
+    r = packed_row_offsets(n)
+    state = np.zeros(6, dtype=np.int64)
+    state[1] = 1
+    acc = np.zeros(2)
+    while not _lexicographic_core(x, winv, r, n, cur_pos, cur_val, cur_pos.shape[0], nxt_pos,
+                                  nxt_val, state, acc):
+        nxt_pos, nxt_val = _grow(nxt_pos, nxt_val, state[5], 3 * n + 1024)
+    return nxt_pos, nxt_val, state[5], acc[0], acc[1]
+
+
+@numba.njit(fastmath=_FM, cache=True, boundscheck=False)
+def triangle_violation_exceeds(x, n, tol):
+    """True as soon as some triangle inequality of the packed vector ``x`` is violated by
+    more than ``tol`` (early exit: cheap when the answer is yes)."""
+    r = packed_row_offsets(n)
+    for i in range(n - 2):
+        for j in range(i + 1, n - 1):
+            xa = x[r[i] + j]
+            b0 = r[i]
+            c0 = r[j]
+            worst = 0.0
             for k in range(j + 1, n):
-                if nextp >= t3 + 3:
-                    xa = x[ia]
-                    xb = x[off[k - i] + i]
-                    xc = x[off[k - j] + j]
-                    if xa - xb - xc <= 0.0 and xb - xa - xc <= 0.0 and xc - xa - xb <= 0.0:
-                        t3 += 3
-                        continue
-                cursor, nextp, nxt_pos, nxt_val, count, vmax, smax = _visit(
-                    x, winv, ia, off[k - i] + i, off[k - j] + j, t3, cur_pos, cur_val, cursor,
-                    nextp, nxt_pos, nxt_val, count, vmax, smax)
-                t3 += 3
-    return nxt_pos, nxt_val, count, vmax, smax
-
-
-@numba.njit(fastmath=_FM)
-def _block_triplets(x, winv, off, lo_i, hi_i, lo_k, hi_k, cur_pos, cur_val, nxt_pos, nxt_val):
-    """Triplets ``i < j < k`` with ``i`` in ``[lo_i, hi_i)``, ``k`` in ``[lo_k, hi_k)``."""
-    cursor = 0
-    nextp = cur_pos[0] if cur_pos.shape[0] > 0 else _BIG
-    count = 0
-    vmax = 0.0
-    smax = 0.0
-    t3 = 0
-    for i in range(lo_i, hi_i):
-        for k in range(max(lo_k, i + 2), hi_k):
-            ib = off[k - i] + i
-            for j in range(i + 1, k):
-                if nextp >= t3 + 3:
-                    xa = x[off[j - i] + i]
-                    xb = x[ib]
-                    xc = x[off[k - j] + j]
-                    if xa - xb - xc <= 0.0 and xb - xa - xc <= 0.0 and xc - xa - xb <= 0.0:
-                        t3 += 3
-                        continue
-                cursor, nextp, nxt_pos, nxt_val, count, vmax, smax = _visit(
-                    x, winv, off[j - i] + i, ib, off[k - j] + j, t3, cur_pos, cur_val, cursor,
-                    nextp, nxt_pos, nxt_val, count, vmax, smax)
-                t3 += 3
-    return nxt_pos, nxt_val, count, vmax, smax
-
-
-@numba.njit(fastmath=_FM, parallel=True)
-def triangle_pass_blocked(x, winv, n, bsize, cur_pos, cur_val, cur_start, nxt_pos, nxt_val,
-                          nxt_start):
-    """One pass in the conflict-free anti-diagonal block schedule (parallel).
-
-    Nodes are cut into blocks of ``bsize``; block pair ``(I, K)``, ``I <= K``, owns the
-    triplets ``i < j < k`` with ``i`` in ``I`` and ``k`` in ``K``. All block pairs with the
-    same ``I + K`` touch disjoint pairs, so they run concurrently (``prange``); the
-    anti-diagonals run one after the other. Each block pair keeps its own dual list
-    (block pair ``b`` owns ``cur_pos[cur_start[b]:cur_start[b+1]]``), so the result does
-    not depend on the number of threads.
-
-    Parameters
-    ----------
-    x, winv : ndarray
-        Diagonal layout, ``x`` updated in place.
-    n, bsize : int
-    cur_pos, cur_val, cur_start : ndarray
-        Previous duals of all block pairs, concatenated, with offsets (length nb + 1).
-    nxt_pos, nxt_val : ndarray
-        Scratch arrays, one per block pair (typed list entries are not used; see returns).
-    nxt_start : ndarray
-        Unused capacity hint; kept for symmetry.
-
-    Returns
-    -------
-    out_pos, out_val : ndarray
-        This pass's duals of all block pairs, concatenated in block-pair order.
-    out_start : ndarray of shape (nb + 1,)
-    vmax, smax : float
-    """
-    off = diagonal_offsets(n)
-    nblk = (n + bsize - 1) // bsize
-    npairs_blk = nblk * (nblk + 1) // 2
-    counts = np.zeros(npairs_blk, dtype=np.int64)
-    vm = np.zeros(npairs_blk)
-    sm = np.zeros(npairs_blk)
-    # block pair id of (I, K), I <= K: row-major over I
-    pos_lists = [np.empty(0, dtype=np.int64) for _ in range(npairs_blk)]
-    val_lists = [np.empty(0, dtype=np.float64) for _ in range(npairs_blk)]
-    for diag in range(2 * nblk - 1):
-        lo = max(0, diag - nblk + 1)
-        hi = diag // 2
-        for bi in numba.prange(lo, hi + 1):
-            bk = diag - bi
-            b = bi * nblk - bi * (bi - 1) // 2 + (bk - bi)
-            s0 = cur_start[b]
-            s1 = cur_start[b + 1]
-            cap = max(1024, 2 * (s1 - s0))
-            p, v, c, a, m = _block_triplets(
-                x, winv, off, bi * bsize, min(n, (bi + 1) * bsize), bk * bsize,
-                min(n, (bk + 1) * bsize), cur_pos[s0:s1], cur_val[s0:s1],
-                np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.float64))
-            pos_lists[b] = p[:c].copy()
-            val_lists[b] = v[:c].copy()
-            counts[b] = c
-            vm[b] = a
-            sm[b] = m
-    out_start = np.zeros(npairs_blk + 1, dtype=np.int64)
-    for b in range(npairs_blk):
-        out_start[b + 1] = out_start[b] + counts[b]
-    out_pos = np.empty(out_start[-1], dtype=np.int64)
-    out_val = np.empty(out_start[-1], dtype=np.float64)
-    for b in numba.prange(npairs_blk):
-        out_pos[out_start[b]:out_start[b + 1]] = pos_lists[b]
-        out_val[out_start[b]:out_start[b + 1]] = val_lists[b]
-    return out_pos, out_val, out_start, vm.max(), sm.max()
+                xb = x[b0 + k]
+                xc = x[c0 + k]
+                worst = max(worst, max(xa - xb - xc, max(xb - xa - xc, xc - xa - xb)))
+            if worst > tol:
+                return True
+    return False
 
 
 #: visiting orders of the serial triangle pass, by name
@@ -370,6 +413,9 @@ TRIANGLE_KERNELS = {
     "diagonal": triangle_pass_diagonal,
     "lexicographic": triangle_pass_lexicographic,
 }
+
+#: pair layout each order works on: "diagonal" (:func:`diagonal_offsets`) or "packed"
+LAYOUTS = {"diagonal": "diagonal", "lexicographic": "packed", "parallel": "packed"}
 
 
 @numba.njit(fastmath=_FM, cache=True)

@@ -21,20 +21,11 @@ Problems and their regularisations:
 Sparse-structure problems (cycle inequalities of MET(G)) belong to an active-set method
 and are refused by :meth:`DykstraSolver.supports`.
 
-Visiting orders (option ``order``), passes to reach the tolerances measured on this
-project's 2-core machine with the default stopping rule (see ``benchmarks/README.md``):
-
-=============== ============ ============ ============ ===================
-order           cc karate    sc karate    mn2 karate   cc lesmis (no rnd)
-=============== ============ ============ ============ ===================
-diagonal        260          910          1720         4800
-lexicographic   200          740          3820         2920
-blocked         -            -            -            2920 (1 or 2 thr.)
-=============== ============ ============ ============ ===================
-
-Lexicographic needs fewer passes on the cc/sc problems measured so far; diagonal wins on
-metric nearness. The default stays ``"diagonal"`` until the jazz-size measurements
-(``benchmarks/bench_dykstra.py --orders``) are in.
+Visiting orders (option ``order``): ``"diagonal"`` (serial, default), ``"lexicographic"``
+(serial, the papers' order) and ``"parallel"`` (the anti-diagonal block schedule with two
+logical workers; its iterates are exactly those of ``"lexicographic"``, because every two
+triplets sharing a pair keep their lexicographic order). Passes to the default stopping
+rule are listed in ``benchmarks/README.md``.
 
 References
 ----------
@@ -61,22 +52,27 @@ from ._base import Solver
 
 __all__ = ["DykstraSolver", "solve_dykstra", "ORDERS"]
 
-#: visiting orders of the triangle constraints
-ORDERS = ("diagonal", "lexicographic", "blocked")
+#: visiting orders of the triangle constraints ("blocked" is accepted for "parallel")
+ORDERS = ("diagonal", "lexicographic", "parallel")
+_ALIASES = {"blocked": "parallel"}
 
 _DEFAULT_ROUND = tuple(range(1, 13))
 
 
 # ----------------------------------------------------------------------------- setup
-def _setup(problem, gamma, lam):
-    """Work arrays of the regularised QP of ``problem`` (see the module docstring)."""
+def _setup(problem, gamma, lam, order="diagonal"):
+    """Work arrays of the regularised QP of ``problem`` (see the module docstring).
+
+    Dense problems are laid out as ``order`` needs (``K.LAYOUTS``): the diagonal layout
+    (``st["idx"]`` maps packed to diagonal positions) or the packed one (``idx`` None).
+    """
     from . import _dykstra_kernels as K
 
     kind = problem.kind
     n = problem.n
     dense = problem.structure == "dense"
-    st = dict(kind=kind, n=n, dense=dense)
-    if dense:
+    st = dict(kind=kind, n=n, dense=dense, idx=None)
+    if dense and K.LAYOUTS[order] == "diagonal":
         idx = K.packed_to_diagonal_index(n)
         st["idx"] = idx
 
@@ -150,24 +146,31 @@ def _objectives(st, bz):
     w = st["w"]
     x = st["x"]
     e = x if st["delta"] is None else x - st["delta"]
-    quad = float(np.dot(w, e * e))
+    quad = _wdot(w, e, e)
     lin = 0.0
     if st["f"] is not None:
-        quad += float(np.dot(w, st["f"] * st["f"]))
-        lin = float(np.dot(w, st["f"]))
+        quad += _wdot(w, st["f"], st["f"])
+        lin = _wdot(w, st["f"], None)
     elif st["cost"] is not None:
-        lin = float(np.dot(st["cost"], x))
+        lin = _wdot(st["cost"], x, None)
     neg_bty = -bz / g
     if st["delta"] is not None:
-        neg_bty -= float(np.dot(w, st["delta"] * e)) / g
+        neg_bty -= _wdot(w, st["delta"], e) / g
     primal = lin + quad / (2 * g)
     dual = neg_bty - quad / (2 * g)
     return primal, dual, neg_bty
 
 
+def _wdot(w, a, b):
+    """``sum(w * a * b)`` (``sum(w * a)`` when ``b`` is None) without BLAS: threaded
+    ``np.dot`` leaves spinning BLAS threads that slow the serial kernels down on a
+    machine with few cores."""
+    return float(np.sum(w * a) if b is None else np.sum(w * a * b))
+
+
 def _packed(st, x=None):
     x = st["x"] if x is None else x
-    return x[st["idx"]] if st["dense"] else x.copy()
+    return x[st["idx"]] if st["idx"] is not None else x.copy()
 
 
 def _rel_gap(primal, dual):
@@ -184,12 +187,15 @@ def _one_pass(st, order, block, bufs):
     nnz = 0
     bz = 0.0
     if st["dense"]:
-        if order == "blocked":
-            p, v, s, a, m = K.triangle_pass_blocked(
-                x, winv, st["n"], block, st["tri_pos"], st["tri_val"], st["tri_start"],
-                bufs[0], bufs[1], st["tri_start"])
-            st["tri_pos"], st["tri_val"], st["tri_start"] = p, v, s
-            c = p.shape[0]
+        if order == "parallel":
+            from ._dykstra_parallel import triangle_pass_parallel
+
+            p, v, cnt, a, m = triangle_pass_parallel(
+                x, winv, st["n"], block, st["par_pos"], st["par_val"], st["par_cnt"], bufs[0],
+                bufs[1], st["par_sched"])
+            bufs[0], bufs[1] = st["par_pos"], st["par_val"]
+            st["par_pos"], st["par_val"], st["par_cnt"] = p, v, cnt
+            c = int(cnt.sum())
         else:
             kern = K.TRIANGLE_KERNELS[order]
             p, v, c, a, m = kern(x, winv, st["n"], block, st["tri_pos"], st["tri_val"],
@@ -226,7 +232,10 @@ def _one_pass(st, order, block, bufs):
 
 def _dual_bytes(st, bufs):
     total = st["z_pair"].nbytes
-    if st["dense"]:
+    if st["dense"] and "par_pos" in st:
+        total += st["par_pos"].nbytes + st["par_val"].nbytes
+        total += sum(b.nbytes for b in bufs[:2])
+    elif st["dense"]:
         total += st["tri_pos"].nbytes + st["tri_val"].nbytes
         total += sum(b.nbytes for b in bufs[:2])
     else:
@@ -240,6 +249,11 @@ _STATE_ARRAYS = ("x", "f", "z_pair", "tri_pos", "tri_val", "tri_start", "z_tri",
 
 def _write_checkpoint(path, st, counters, options):
     """Write the complete iteration state atomically (temp file + os.replace)."""
+    if "par_pos" in st:  # per-worker dual lists, stored concatenated with offsets
+        cnt = st["par_cnt"]
+        st["tri_pos"] = np.concatenate([st["par_pos"][w, :c] for w, c in enumerate(cnt)])
+        st["tri_val"] = np.concatenate([st["par_val"][w, :c] for w, c in enumerate(cnt)])
+        st["tri_start"] = np.r_[0, np.cumsum(cnt)].astype(np.int64)
     arrays = {k: st[k] for k in _STATE_ARRAYS if st.get(k) is not None}
     arrays["z_sum"] = np.array(st["z_sum"])
     meta = dict(counters)
@@ -291,7 +305,7 @@ def _check_options(tol, gap_tol, max_iter, time_limit, order, check_every, threa
         bad("max_iter", max_iter, "an int >= 1")
     if time_limit is not None and not (isinstance(time_limit, (int, float)) and time_limit > 0):
         bad("time_limit", time_limit, "a float > 0 or None")
-    if order not in ORDERS:
+    if order not in ORDERS and order not in _ALIASES:
         bad("order", order, f"one of {', '.join(map(repr, ORDERS))}")
     if not isinstance(check_every, (int, np.integer)) or check_every < 1:
         bad("check_every", check_every, "an int >= 1")
@@ -329,15 +343,16 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
         Passes through all constraints.
     time_limit : float or None
         Seconds; checked after every pass.
-    order : {"diagonal", "lexicographic", "blocked"}, default="diagonal"
+    order : {"diagonal", "lexicographic", "parallel"}, default="diagonal"
         Visiting order of the triangle constraints. ``"diagonal"``: triplets
-        ``(i, i+s1, i+s1+s2)`` grouped by shape (fewest passes, serial);
-        ``"lexicographic"``: ``i < j < k``, the papers' order; ``"blocked"``: the
-        conflict-free anti-diagonal block schedule, run on ``threads`` threads (the
-        result does not depend on the thread count).
+        ``(i, i+s1, i+s1+s2)`` grouped by shape (serial, diagonal layout);
+        ``"lexicographic"``: ``i < j < k``, the papers' order (serial, packed layout);
+        ``"parallel"`` (alias ``"blocked"``): the conflict-free anti-diagonal block
+        schedule with two logical workers, run on ``threads`` threads (the result does
+        not depend on the thread count).
     block : int or None
         Block width: s1-block of the diagonal order (default 16), node block of the
-        blocked order (default ``max(16, n // 8)``).
+        parallel order (default ``min(64, max(8, n // 8))``).
     check_every : int, default=10
         Passes between full O(n^3) violation checks; a full check also runs whenever
         the cheap per-pass estimate and the gap both meet their tolerances.
@@ -345,7 +360,7 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
         Decimals tried by the entrywise rounding test (V §5.4) at full checks where the
         gap holds but the violation does not; empty to disable.
     threads : int or None
-        Threads of the ``"blocked"`` order (default: all cores); other orders are serial.
+        Threads of the ``"parallel"`` order (default: all cores); other orders are serial.
     seed : None
         Accepted for interface compatibility; the method is deterministic.
     max_memory : int or None
@@ -382,10 +397,11 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
                    checkpoint_every)
     import numba
 
-    st = _setup(problem, gamma, lam)
+    order = _ALIASES.get(order, order)
+    st = _setup(problem, gamma, lam, order)
     n = problem.n
     if block is None:
-        block = _config.DYKSTRA_BLOCK if order != "blocked" else max(16, n // 8)
+        block = _config.DYKSTRA_BLOCK if order != "parallel" else min(64, max(8, n // 8))
     block = int(block)
     options = dict(order=order, block=block, tol=float(tol), gap_tol=float(gap_tol),
                    gamma=st["gamma"], lam=st.get("lam"))
@@ -401,10 +417,24 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
         counters["seconds"] = float(meta["seconds"])
     bufs = [np.empty(1024, dtype=np.int64), np.empty(1024), np.empty(0, dtype=np.int64),
             np.empty(0)]
-    if st["dense"] and order == "blocked" and st["tri_pos"].shape[0] == 0:
-        nblk = (n + block - 1) // block
-        st["tri_start"] = np.zeros(nblk * (nblk + 1) // 2 + 1, dtype=np.int64)
-    if st["dense"] and order != "blocked":
+    if st["dense"] and order == "parallel":
+        from ._dykstra_parallel import NWORKERS, schedule
+
+        st["par_sched"] = schedule(n, block)
+        start = st["tri_start"]
+        if start.shape[0] != NWORKERS + 1:
+            start = np.zeros(NWORKERS + 1, dtype=np.int64)
+        cnt = np.diff(start).astype(np.int64)
+        cap = max(1024, int(cnt.max(initial=0)))
+        st["par_pos"] = np.zeros((NWORKERS, cap), dtype=np.int64)
+        st["par_val"] = np.zeros((NWORKERS, cap))
+        for w in range(NWORKERS):
+            st["par_pos"][w, :cnt[w]] = st["tri_pos"][start[w]:start[w + 1]]
+            st["par_val"][w, :cnt[w]] = st["tri_val"][start[w]:start[w + 1]]
+        st["par_cnt"] = cnt
+        bufs[0] = np.empty((NWORKERS, cap), dtype=np.int64)
+        bufs[1] = np.empty((NWORKERS, cap))
+    if st["dense"] and order != "parallel":
         # current list lives in bufs[2:4] (views), the next one is written to bufs[0:2]
         bufs[2], bufs[3] = st["tri_pos"].copy(), st["tri_val"].copy()
         st["tri_pos"], st["tri_val"] = bufs[2], bufs[3]
@@ -510,22 +540,26 @@ def _rounding_test(problem, st, dual, tol, gap_tol, digits):
     within ``tol`` and has QP objective within ``gap_tol`` of ``D(y)``."""
     xp = _packed(st)
     g = st["gamma"]
+    from . import _dykstra_kernels as K
+
     for r in digits:
         xr = np.round(xp, int(r))
+        if st["dense"] and K.triangle_violation_exceeds(xr, st["n"], tol):
+            continue  # early exit: most candidates fail on the first rows
         if problem.max_violation(xr) > tol:
             continue
         xl = np.empty_like(xr)
-        if st["dense"]:
+        if st["idx"] is not None:
             xl[st["idx"]] = xr
         else:
             xl[:] = xr
         e = xl if st["delta"] is None else xl - st["delta"]
-        quad = float(np.dot(st["w"], e * e))
+        quad = _wdot(st["w"], e, e)
         if st["f"] is not None:  # best f for the rounded x: f = |x - d|
             quad *= 2.0
-            lin = float(np.dot(st["w"], np.abs(e)))
+            lin = _wdot(st["w"], np.abs(e), None)
         elif st["cost"] is not None:
-            lin = float(np.dot(st["cost"], xl))
+            lin = _wdot(st["cost"], xl, None)
         else:
             lin = 0.0
         if _rel_gap(lin + quad / (2 * g), dual) <= gap_tol:
