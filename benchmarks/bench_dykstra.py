@@ -2,7 +2,8 @@
 
 Usage::
 
-    python benchmarks/bench_dykstra.py [--quick] [--highs-cap SECONDS]
+    python benchmarks/bench_dykstra.py [--quick] [--orders] [--highs-cap SECONDS]
+        [--large-limit SECONDS] [--no-kernels]
 
 Cases (targets from the project's issue): sparsest cut on jazz (gamma 5, lambda 1/n,
 gap 1e-4, violation 1e-8; <= 5 s), Jaccard correlation clustering on jazz (gap 1e-4,
@@ -10,7 +11,8 @@ violation 1e-6; <= 10 s), single-thread time per triplet at n = 1000, 2000 over 
 2-5 next to the plain C loop ``ref_kernel.c`` (gcc -O3 -march=native, compiled here),
 2 threads against 1 at n = 2000 (parallel order, whose iterates equal the lexicographic
 order's), cluster deletion on Vassar85 (<= 60 s,
-<= 2 GB). HiGHS (``metricopt.solve(problem, method="highs")``) runs in a child process
+<= 2 GB peak RSS, run in its own process), sparsest cut on USAir97, netscience and Harvard500
+(<= 60 s each; stopped after ``--large-limit`` seconds). HiGHS (``metricopt.solve(problem, method="highs")``) runs in a child process
 that is stopped after ``--highs-cap`` seconds. ``--quick`` uses small instances.
 """
 
@@ -71,20 +73,42 @@ def run_case(rows, label, kind, name, params, opts, cap):
     from metricopt.solvers.dykstra import solve_dykstra
 
     problem = build_problem(kind, graph(name), **params)
-    t = time.perf_counter()
+    t, c = time.perf_counter(), time.process_time()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         res = solve_dykstra(problem, **opts)
-    sec = time.perf_counter() - t
+    sec, cpu = time.perf_counter() - t, time.process_time() - c
     lb = res["lower_bound"]
     hi = highs_time(kind, name, params, cap) if cap > 0 else "skipped"
     par = ", ".join(f"{k}={v}" for k, v in opts.items())
-    rows.append([label, "dykstra", par, res["nit"], f"{sec:.2f}", f"{res['qp_gap']:.1e}",
+    rows.append([label, "dykstra", par, res["nit"], f"{sec:.2f} ({cpu:.2f} CPU)", f"{res['qp_gap']:.1e}",
                  f"{res['max_violation']:.1e}", f"{res['fun']:.6g}",
                  "-" if lb is None else f"{lb:.6g}",
-                 "-" if lb is None else f"{res['fun'] / lb:.4f}", res["status_name"]
+                 "-" if lb is None or lb <= 0 else f"{res['fun'] / lb:.4f}", res["status_name"]
                  if "status_name" in res else res["status"], hi])
     return res
+
+
+def _cd_child(name, cap, q):
+    rows = []
+    t, c = time.perf_counter(), time.process_time()
+    run_case(rows, f"cd {name}", "cd", name, {}, dict(tol=1e-6, gap_tol=1e-4), cap)
+    wall, cpu = time.perf_counter() - t, time.process_time() - c
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    rows[-1][2] += (f"; peak RSS {peak:.2f} GB; read + build + solve {wall:.1f} s wall, "
+                    f"{cpu:.1f} s CPU")
+    q.put(rows[-1])
+
+
+def cd_case(name, cap):
+    """Cluster deletion case in a child process (its peak RSS alone)."""
+    ctx = mp.get_context("spawn")
+    q = ctx.Queue()
+    p = ctx.Process(target=_cd_child, args=(name, cap, q))
+    p.start()
+    row = q.get()
+    p.join()
+    return row
 
 
 def _instance(n):
@@ -160,6 +184,11 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="small instances only")
     ap.add_argument("--highs-cap", type=float, default=120.0, help="seconds allowed to HiGHS")
     ap.add_argument("--orders", action="store_true", help="also compare visiting orders")
+    ap.add_argument("--large-limit", type=float, default=60.0,
+                    help="seconds allowed to each sc case on USAir97, netscience, Harvard500 "
+                         "(0 skips them)")
+    ap.add_argument("--no-kernels", action="store_true",
+                    help="skip the per-triplet kernel and thread tables")
     args = ap.parse_args(argv)
     sys.path.insert(0, os.path.join(HERE, "..", "src"))
     from metricopt.solvers.dykstra import solve_dykstra  # noqa: F401 - compile early
@@ -174,18 +203,21 @@ def main(argv=None):
         run_case(rows, f"cc Jaccard {big}", "cc", big, {},
                  dict(tol=1e-6, gap_tol=1e-4, order=order), cap if order == orders[0] else 0)
     cd_name = "football" if args.quick else "Vassar85"
-    t0 = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    run_case(rows, f"cd {cd_name}", "cd", cd_name, {}, dict(tol=1e-6, gap_tol=1e-4),
-             cap if args.quick else 0)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    rows[-1][2] += f"; peak RSS {max(peak, t0) / 2**20:.2f} GB"
+    # own process, so that ru_maxrss is this case's peak (graph, lists, duals, checks)
+    rows.append(cd_case(cd_name, cap if args.quick else 0))
+    if not args.quick and args.large_limit > 0:
+        for name in ("USAir97", "netscience", "Harvard500"):
+            run_case(rows, f"sc {name}", "sc", name, {},
+                     dict(gamma=5.0, tol=1e-8, gap_tol=1e-4, time_limit=args.large_limit), 0)
 
-    print("| case | backend | parameters | passes | seconds | final gap | violation | LP value "
+    print("| case | backend | parameters | passes | seconds wall (CPU) | final gap | violation | LP value "
           "| LB | LP/LB | status | HiGHS |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print("| " + " | ".join(str(c) for c in r) + " |")
 
+    if args.no_kernels:
+        return
     sizes = (300, 600) if args.quick else (1000, 2000)
     print("\n| n | order | numba wall | numba CPU | C wall | C CPU | numba / C (CPU) |")
     print("|---|---|---|---|---|---|---|")
