@@ -1,0 +1,79 @@
+"""The dispatcher: method resolution, option checks, ``auto`` and the common result fields."""
+
+import numpy as np
+import pytest
+
+from metricopt.exceptions import InvalidParameterError, UnsupportedProblemError
+from metricopt.io import read_graph
+from metricopt.problems import build_problem
+from metricopt.result import SolveResult, Status
+from metricopt.solvers import (
+    EXACT_ROW_LIMIT,
+    available_solvers,
+    choose_method,
+    get_solver,
+    registered_solvers,
+    solve,
+)
+
+
+@pytest.fixture(scope="module")
+def karate():
+    return read_graph("karate")
+
+
+def test_registry_in_preference_order():
+    names = registered_solvers()
+    assert names[:2] == ["highs", "highs-lazy"]
+    assert {"dykstra", "project-forget"} <= set(names)
+    assert set(available_solvers()) <= set(names)
+    assert get_solver("HIGHS") is get_solver("highs")
+
+
+def test_unknown_method_and_option(karate):
+    problem = build_problem("cd", karate)
+    with pytest.raises(InvalidParameterError, match="Unknown method 'simplex'"):
+        solve(problem, method="simplex")
+    with pytest.raises(InvalidParameterError, match="Unknown option\\(s\\) for method 'highs': gama"):
+        solve(problem, method="highs", gama=2)
+
+
+def test_unsupported_pair_is_an_error():
+    signed = read_graph("karate")
+    signed.weights = np.where(np.arange(signed.m) % 3 == 0, -1.0, 1.0)
+    problem = build_problem("cc", signed)
+    assert problem.structure == "sparse"
+    with pytest.raises(UnsupportedProblemError):
+        solve(problem, method="dykstra")
+
+
+def test_auto_rules(karate):
+    small = build_problem("cc", karate)
+    assert choose_method(small)[0] == "highs"
+    assert "constraints" in choose_method(small)[1]
+    # a QP beyond the size HiGHS's QP solver handles goes to a projection method
+    assert choose_method(build_problem("mn", karate, p=2))[0] == "dykstra"
+    football = read_graph("football")
+    big = build_problem("cc", football)
+    assert big.n_constraints > EXACT_ROW_LIMIT
+    assert choose_method(big)[0] == "dykstra"
+    # too little memory for dykstra: only violated constraints are kept
+    method, reason = choose_method(big, max_memory=10_000)
+    assert method == "project-forget" and "would need" in reason
+    signed = read_graph("karate")
+    signed.weights = np.where(np.arange(signed.m) % 3 == 0, -1.0, 1.0)
+    sparse = build_problem("cc", signed)
+    assert sparse.n_constraints is None
+    assert choose_method(sparse)[0] == "project-forget"
+
+
+def test_auto_result_says_why(karate):
+    res = solve(build_problem("cd", karate))
+    assert isinstance(res, SolveResult)
+    assert res.method == "highs" and "constraints" in res.auto_reason
+    assert res.status == Status.OPTIMAL and res.success
+    assert res.fun == pytest.approx(39.0)
+    assert res.gap == pytest.approx(0.0)
+    assert set(res) >= {"x", "fun", "lower_bound", "status", "status_name", "message", "nit",
+                        "max_violation", "elapsed", "method", "history", "options"}
+    assert "options" in repr(res)
