@@ -2,7 +2,7 @@
 
 import numpy as np
 
-__all__ = ["SolveResult", "Status", "STATUS_MESSAGES"]
+__all__ = ["RichResult", "SolveResult", "Status", "STATUS_MESSAGES"]
 
 
 class Status:
@@ -38,33 +38,11 @@ STATUS_MESSAGES = {
 }
 
 
-class SolveResult(dict):
-    """Outcome of :func:`metricopt.solve`: a dict that also allows attribute access.
+class RichResult(dict):
+    """A dict that also allows attribute access, with a readable aligned repr.
 
-    Common fields (every backend)
-    -----------------------------
-    x : ndarray of shape (n_variables,)
-        The relaxation's solution, in the problem's variable order.
-    fun : float
-        Objective value of ``x`` (for exact backends, the LP/QP optimum).
-    lower_bound : float
-        A certified lower bound on the LP/QP optimum (exact backends: ``fun``).
-    status : int
-        One of :class:`Status`; ``success`` is ``status == 0``.
-    status_name, message : str
-    nit : int
-        Iterations (passes, or lazy rounds for ``highs-lazy``).
-    max_violation : float
-        Largest violation of any constraint by ``x``.
-    elapsed : float
-        Wall-clock seconds.
-    method : str
-    history : list of dict
-        One record per iteration (written to ``iterations.csv``).
-    options : dict
-        Every option the backend ran with, defaults included.
-
-    Backends may add documented extras (e.g. ``peak_memory``, ``constraints_added``).
+    The common base of :class:`SolveResult`, the rounding result and the bound
+    certificates (after scipy's ``OptimizeResult``).
     """
 
     def __getattr__(self, name):
@@ -93,3 +71,33 @@ class SolveResult(dict):
                 text = repr(value)
             lines.append(f"{key.rjust(width)}: {text}")
         return "\n".join(lines)
+
+
+class SolveResult(RichResult):
+    """Outcome of :func:`metricopt.solve`: a dict that also allows attribute access.
+
+    Common fields (every backend)
+    -----------------------------
+    x : ndarray of shape (n_variables,)
+        The relaxation's solution, in the problem's variable order.
+    fun : float
+        Objective value of ``x`` (for exact backends, the LP/QP optimum).
+    lower_bound : float
+        A certified lower bound on the LP/QP optimum (exact backends: ``fun``).
+    status : int
+        One of :class:`Status`; ``success`` is ``status == 0``.
+    status_name, message : str
+    nit : int
+        Iterations (passes, or lazy rounds for ``highs-lazy``).
+    max_violation : float
+        Largest violation of any constraint by ``x``.
+    elapsed : float
+        Wall-clock seconds.
+    method : str
+    history : list of dict
+        One record per iteration (written to ``iterations.csv``).
+    options : dict
+        Every option the backend ran with, defaults included.
+
+    Backends may add documented extras (e.g. ``peak_memory``, ``constraints_added``).
+    """

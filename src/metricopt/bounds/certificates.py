@@ -50,6 +50,7 @@ References
 import numpy as np
 
 from ..exceptions import InvalidParameterError
+from ..result import RichResult
 from .inner import (
     box_maximum,
     box_upper,
@@ -72,7 +73,7 @@ __all__ = [
 ]
 
 
-class BoundResult(dict):
+class BoundResult(RichResult):
     """A lower bound with its provenance: a dict that also allows attribute access.
 
     Fields
@@ -105,18 +106,6 @@ class BoundResult(dict):
         ``"caller"``, ``"trivial"``, ``"iterate"`` or ``"none"``.
     note : str
     """
-
-    def __getattr__(self, name):
-        try:
-            return self[name]
-        except KeyError as exc:
-            raise AttributeError(name) from exc
-
-    def __setattr__(self, name, value):
-        self[name] = value
-
-    def __dir__(self):
-        return list(self.keys())
 
     def __repr__(self):
         keys = ("value", "of", "certified", "method", "inner_gap", "budget", "budget_source")

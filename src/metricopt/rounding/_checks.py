@@ -6,6 +6,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ..exceptions import InputError, InvalidParameterError, UnsupportedProblemError
+from ..result import RichResult
 
 __all__ = [
     "Rounding",
@@ -28,7 +29,7 @@ _KIND_NAMES = {
 }
 
 
-class Rounding(dict):
+class Rounding(RichResult):
     """Outcome of a rounding: a dict that also allows attribute access.
 
     Fields
@@ -65,31 +66,6 @@ class Rounding(dict):
     elapsed : float
         Wall-clock seconds.
     """
-
-    def __getattr__(self, name):
-        try:
-            return self[name]
-        except KeyError as exc:
-            raise AttributeError(name) from exc
-
-    def __setattr__(self, name, value):
-        self[name] = value
-
-    def __dir__(self):
-        return list(self.keys())
-
-    def __repr__(self):
-        if not self:
-            return f"{type(self).__name__}()"
-        width = max(map(len, self.keys())) + 1
-        lines = []
-        for key, value in self.items():
-            if isinstance(value, np.ndarray):
-                text = f"array(shape={value.shape}, dtype={value.dtype})"
-            else:
-                text = repr(value)
-            lines.append(f"{key.rjust(width)}: {text}")
-        return "\n".join(lines)
 
 
 # ---------------------------------------------------------------------- partitions
