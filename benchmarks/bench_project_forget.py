@@ -17,9 +17,20 @@ Cases
     Jaccard rule restricted to edges); sign of the edge = sign of ``Z``, weight =
     ``|Z|``. Pairs that are not edges weigh 0, so only the m edges are variables.
 
+``hepth-cc``
+    Jaccard correlation clustering (dense) on ca-HepTh (n = 8638).
+
 ``--quick`` replaces the graphs by small ones (karate, lesmis, a 400-edge subgraph of
 ca-HepTh) so a smoke run takes well under a minute. ``--cases`` picks cases,
-``--time-limit`` caps each run (seconds).
+``--backends`` the backends (``dykstra`` runs on dense cases only), ``--time-limit``
+caps each run (seconds; ``--dykstra-time-limit`` the ``dykstra`` runs).
+
+Columns: wall seconds of the solve (the certificate included), CPU seconds of the
+process over the same span and the CPU share ``cpu / (wall * threads)`` it got (the
+machine is shared), ``LP value`` (``c'x`` of the returned ``x``), the certified lower
+bound ``LB`` and the ratio ``LP value / LB`` (a certified approximation ratio of
+``x``), and the peak resident memory of the process so far (runs of one invocation
+accumulate: run one backend per invocation for separate peaks).
 
 Run: ``python benchmarks/bench_project_forget.py [--quick] [--cases grqc-cc,hepth-signed]``.
 """
@@ -31,10 +42,12 @@ import resource
 import sys
 import time
 
+import numba
 import numpy as np
 import scipy.sparse as sp
 
 import metricopt
+import metricopt.solvers
 from metricopt.problems._base import MetricProblem
 
 DATA = os.environ.get("METRICOPT_DATA", "/work/shared/data")
@@ -81,11 +94,13 @@ def _cases(quick):
             "grqc-cc": ("karate", "cc-jaccard"),
             "power-cc": ("lesmis", "cc-jaccard"),
             "hepth-signed": (("ca-HepTh", 3000), "signed"),
+            "hepth-cc": (("ca-HepTh", 3000), "cc-jaccard"),
         }
     return {
         "grqc-cc": (f"{DATA}/ca-GrQc.txt", "cc-jaccard"),
         "power-cc": (f"{DATA}/power.txt", "cc-jaccard"),
         "hepth-signed": (f"{DATA}/ca-HepTh.txt", "signed"),
+        "hepth-cc": (f"{DATA}/ca-HepTh.txt", "cc-jaccard"),
     }
 
 
@@ -109,8 +124,11 @@ def main(argv=None):
     ap.add_argument("--cases", default="grqc-cc,power-cc,hepth-signed")
     ap.add_argument("--time-limit", type=float, default=None)
     ap.add_argument("--no-dykstra", action="store_true")
+    ap.add_argument("--backends", default="project-forget,dykstra")
+    ap.add_argument("--dykstra-time-limit", type=float, default=None)
     ap.add_argument("--threads", type=int, default=None)
-    ap.add_argument("--progress", action="store_true", help="print every iteration record to stderr")
+    ap.add_argument("--progress", action="store_true",
+                    help="print every iteration record to stderr")
     args = ap.parse_args(argv)
     cases = _cases(args.quick)
     rows = []
@@ -120,13 +138,19 @@ def main(argv=None):
         prob = _problem(source, how)
         build_s = time.perf_counter() - t0
         opts = dict(tol=0.01, gap_tol=1e-4, gamma=1.0, time_limit=args.time_limit)
-        runs = [("project-forget", dict(opts, threads=args.threads))]
-        if prob.structure == "dense" and not args.no_dykstra \
+        backends = args.backends.split(",")
+        runs = []
+        if "project-forget" in backends:
+            runs.append(("project-forget", dict(opts, threads=args.threads)))
+        if "dykstra" in backends and prob.structure == "dense" and not args.no_dykstra \
                 and "dykstra" in metricopt.solvers.registered_solvers():
-            runs.append(("dykstra", dict(opts)))
+            runs.append(("dykstra", dict(opts, threads=args.threads,
+                                         time_limit=args.dykstra_time_limit or args.time_limit)))
         for method, kw in runs:
             kw = {k: v for k, v in kw.items() if v is not None}
             t = time.perf_counter()
+            ru = resource.getrusage(resource.RUSAGE_SELF)
+            cpu0 = ru.ru_utime + ru.ru_stime
             cb = None
             if args.progress:
                 def cb(rec, _m=method):
@@ -139,16 +163,23 @@ def main(argv=None):
                 rows.append((name, method, str(exc)[:60]))
                 continue
             sec = time.perf_counter() - t
-            peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+            ru = resource.getrusage(resource.RUSAGE_SELF)
+            cpu = ru.ru_utime + ru.ru_stime - cpu0
+            nthr = kw.get("threads") or numba.get_num_threads()
+            peak = ru.ru_maxrss / 2**20
+            lb = res.get("lower_bound")
             params = f"n={prob.n} vars={prob.n_variables} tol=0.01 gap_tol=1e-4 gamma=1"
-            rows.append((name, method, params, res.nit, f"{sec:.1f}",
+            rows.append((name, method, params, res.nit, f"{sec:.1f}", f"{cpu:.1f}",
+                         f"{cpu / max(sec * nthr, 1e-9):.0%} of {nthr}",
                          _fmt(res.get("qp_gap"), ".2e"), _fmt(res.max_violation, ".2e"),
-                         _fmt(res.fun, ".6g"), _fmt(res.get("lower_bound"), ".6g"),
+                         _fmt(res.fun, ".6g"), _fmt(lb, ".6g"),
+                         _fmt(res.fun / lb if lb else None, ".3f"),
                          f"{peak:.2f}", res.status_name, f"{build_s:.1f}"))
             print(f"# {name} {method}: {res.status_name} in {sec:.1f} s", file=sys.stderr,
                   flush=True)
-    head = ("case", "backend", "parameters", "iterations", "seconds", "gap", "violation",
-            "LP value", "LB", "peak memory (GiB, process)", "status", "build s")
+    head = ("case", "backend", "parameters", "iterations", "wall s", "CPU s", "CPU share",
+            "gap", "violation", "LP value", "LB", "ratio", "peak memory (GiB, process)",
+            "status", "build s")
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for r in rows:

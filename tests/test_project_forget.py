@@ -16,11 +16,13 @@ from metricopt.problems._base import MetricProblem
 from metricopt.problems._cycles import edge_csr, max_cycle_violation, violated_cycles
 from metricopt.problems._pairs import pair_index
 from metricopt.result import Status
+from metricopt.solvers import _pf_dense as D
 from metricopt.solvers import _pf_kernels as K
 from metricopt.solvers.project_forget import solve_project_forget
 
 HISTORY_KEYS = {"iteration", "seconds", "primal", "dual", "gap", "max_violation", "full_check",
-                "active_constraints", "memory_bytes", "constraints_found", "remembered"}
+                "active_constraints", "memory_bytes", "constraints_found", "remembered",
+                "oracle_seconds", "passes"}
 
 
 # ----------------------------------------------------------------- instances
@@ -88,9 +90,8 @@ def exact_sparse_lp(problem):
     raise AssertionError("lazy reference did not converge")
 
 
-def exact_dense_lp(problem):
-    """Dense l1 LP on K_n with all triangle inequalities."""
-    n = problem.n
+def _triangle_rows(n, nvar):
+    """All 3 C(n, 3) triangle inequalities of K_n on packed pairs (rows ``a'x <= 0``)."""
     i, j, k = (a.ravel() for a in np.meshgrid(*(np.arange(n),) * 3, indexing="ij"))
     keep = (i < j) & (j < k)
     i, j, k = i[keep], j[keep], k[keep]
@@ -102,9 +103,24 @@ def exact_dense_lp(problem):
         rows += [r, r, r]
         cols += [a, b, c]
         vals += [np.ones(t), -np.ones(t), -np.ones(t)]
-    a = sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
-                      shape=(3 * t, problem.n_variables))
-    return _lp_l1(problem, (a, np.zeros(3 * t)))[0]
+    return sp.csr_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))),
+                         shape=(3 * t, nvar))
+
+
+def exact_dense_lp(problem):
+    """Dense l1 LP on K_n with all triangle inequalities."""
+    a = _triangle_rows(problem.n, problem.n_variables)
+    return _lp_l1(problem, (a, np.zeros(a.shape[0])))[0]
+
+
+def exact_sc_lp(problem):
+    """Leighton-Rao sparsest-cut LP on K_n: min c'x, triangles, x >= 0, sum x = n."""
+    m = problem.n_variables
+    a = _triangle_rows(problem.n, m)
+    res = linprog(problem.cost, A_ub=a, b_ub=np.zeros(a.shape[0]), A_eq=np.ones((1, m)),
+                  b_eq=[problem.sum_value], bounds=[(0, None)] * m, method="highs")
+    assert res.status == 0
+    return res.fun
 
 
 def exact_cd_lp(problem):
@@ -149,25 +165,6 @@ def naive_project(x, winv, cons, z):
         x[ids] -= (zn - z[c]) * coef * winv[ids]
         z[c] = zn
     return x, z
-
-
-def naive_scan(x, winv, n):
-    """PF Alg. 6 scan from an empty list, in Python."""
-    x = x.copy()
-    kept = []
-    for i in range(n):
-        for j in range(i + 1, n):
-            for k in range(j + 1, n):
-                a, b, c = (int(pair_index(p, q, n)) for p, q in ((i, j), (i, k), (j, k)))
-                for t in ((a, b, c), (b, a, c), (c, a, b)):
-                    v = x[t[0]] - x[t[1]] - x[t[2]]
-                    if v > 0:
-                        dz = v / winv[list(t)].sum()
-                        x[t[0]] -= dz * winv[t[0]]
-                        x[t[1]] += dz * winv[t[1]]
-                        x[t[2]] += dz * winv[t[2]]
-                        kept.append((t, dz))
-    return x, kept
 
 
 def flat(cons):
@@ -248,25 +245,122 @@ def test_cycle_oracle_matches_reference(seed, threads):
         assert got[e] == pytest.approx(ref[e], abs=1e-12)
 
 
-def test_triangle_scan_matches_naive():
-    n = 7
+def _diag_triplets(n, block):
+    """The visiting order of the dense kernels, in Python: (a, b, c) diagonal positions."""
+    off = D.diagonal_offsets(n)
+    out = []
+    for sb in range(1, n - 1, block):
+        for s2 in range(1, n - 1):
+            for s1 in range(sb, min(sb + block, n - s2)):
+                for q in range(n - s1 - s2):
+                    out.append((off[s1] + q, off[s1 + s2] + q, off[s2] + s1 + q))
+    return out
+
+
+def _detect(x, n, block, add_tol, threads, cap=None):
+    row_sb, row_s2, starts = D.scan_rows(n, block, threads)
+    cap = 3 * block * n + 8 if cap is None else cap
+    pos = starts[:-1].copy()
+    count = np.zeros(threads, np.int64)
+    worst = np.zeros(threads)
+    outs = [np.empty((threads, cap), np.int32) for _ in range(3)]
+    while True:
+        D.dense_detect(x, D.diagonal_offsets(n), n, block, add_tol, row_sb, row_s2, starts, pos,
+                       *outs, count, worst)
+        if np.all(pos >= starts[1:]):
+            break
+        cap *= 2
+        new = [np.zeros((threads, cap), np.int32) for _ in range(3)]
+        for a, b in zip(new, outs):
+            a[:, :b.shape[1]] = b
+        outs = new
+    found = [np.concatenate([o[t, :count[t]] for t in range(threads)]) for o in outs]
+    return found, float(worst.max())
+
+
+@pytest.mark.parametrize("threads", [1, 3])
+def test_dense_detect_matches_brute_force(threads):
+    n, block = 11, 4
     rng = np.random.default_rng(3)
-    x = rng.choice([0.0, 1.0], n * (n - 1) // 2) + rng.normal(0, 0.1, n * (n - 1) // 2)
-    winv = rng.uniform(0.5, 2.0, x.shape[0])
-    xr, kept = naive_scan(x, winv, n)
-    xk = x.copy()
-    cap = 3 * n
-    mem, z = np.empty(3 * cap, np.int64), np.empty(cap)
-    got_mem, got_z = [], []
-    i, j, cursor = 0, 1, 0
-    while i < n:  # tiny buffers: exercises the continue-from-(i, j) path
-        c, i, j, cursor, _ = K.triangle_scan(xk, winv, n, i, j, np.empty(0, np.int64),
-                                             np.empty(0), 0, 0, 0.0, mem, z)
-        got_mem += list(mem[:3 * c])
-        got_z += list(z[:c])
+    m = n * (n - 1) // 2
+    x = rng.choice([0.0, 1.0], m) + rng.normal(0, 0.1, m)
+    assert sorted(map(tuple, _diag_triplets(n, block))) == sorted(
+        (a, b, c) for a in range(m) for b in range(m) for c in range(m)
+        if (a, b, c) in set(_diag_triplets(n, block)))  # each triplet once
+    ref, worst = [], 0.0
+    for a, b, c in _diag_triplets(n, block):
+        for side, (l, r1, r2) in enumerate(((a, b, c), (b, a, c), (c, a, b))):
+            v = x[l] - x[r1] - x[r2]
+            worst = max(worst, v)
+            if v > 0.05:
+                ref.append((a, b, c | (side << 29)))
+    (fa, fb, fc), w = _detect(x, n, block, 0.05, threads, cap=3 * block * n)
+    assert list(zip(fa, fb, fc)) == ref  # visiting order, whatever the thread count
+    assert w == pytest.approx(worst, abs=1e-15)
+    # the exact largest violation agrees with the problem's own (packed) check
+    idx = D.diagonal_offsets(n)
+    iu = np.triu_indices(n, 1)
+    packed = x[idx[iu[1] - iu[0]] + iu[0]]
+    prob = MetricProblem(kind="mn", n=n, labels=np.arange(n).astype(object), structure="dense",
+                         objective="l1", weights=np.ones(m), target=np.zeros(m), lower=-np.inf,
+                         upper=np.inf)
+    assert D.dense_max_violation(x, n) == pytest.approx(prob.max_violation(packed), abs=1e-14)
+
+
+def test_dense_merge_project_forget_localise():
+    n, block = 9, 3
+    rng = np.random.default_rng(5)
+    m = n * (n - 1) // 2
+    trip = _diag_triplets(n, block)
+    cons = [(a, b, c | (s << 29)) for a, b, c in trip for s in range(3)]
+    old = sorted(rng.choice(len(cons), 12, replace=False))
+    new = sorted(set(rng.choice(len(cons), 10, replace=False)) | {old[3]})
+    ca, cb, cc = (np.array([cons[i][k] for i in old], np.int32) for k in range(3))
+    cz = rng.uniform(0.1, 1.0, len(old))
+    na, nb, ncc = (np.array([cons[i][k] for i in new], np.int32) for k in range(3))
+    off = D.diagonal_offsets(n)
+    ta, tb, tc, tz, w = D.dense_merge(ca, cb, cc, cz, len(old), na, nb, ncc, len(new), off, n,
+                                      block)
+    want = sorted(set(old) | set(new))
+    assert w == len(want)
+    assert list(zip(ta[:w], tb[:w], tc[:w])) == [cons[i] for i in want]
+    zmap = dict(zip(old, cz))
+    np.testing.assert_array_equal(tz[:w], [zmap.get(i, 0.0) for i in want])
+    # one projection pass against the naive Hildreth pass on the same rows
+    x = rng.normal(size=m)
+    winv = rng.uniform(0.5, 2.0, m)
+    rows = []
+    for a, b, c in zip(ta[:w], tb[:w], tc[:w]):
+        ids = (a, b, c & ((1 << 29) - 1))
+        s = c >> 29
+        rows.append(([ids[s]] + [ids[k] for k in range(3) if k != s], 0))
+    xr, zr = naive_project(x, winv, rows, tz[:w])
+    xk, zk = x.copy(), tz[:w].copy()
+    D.dense_project(xk, winv, ta, tb, tc, zk, w)
     np.testing.assert_allclose(xk, xr, atol=1e-12)
-    assert [tuple(got_mem[3 * c:3 * c + 3]) for c in range(len(got_z))] == [t for t, _ in kept]
-    np.testing.assert_allclose(got_z, [dz for _, dz in kept], atol=1e-12)
+    np.testing.assert_allclose(zk, zr, atol=1e-12)
+    # local <-> global ids, and forgetting keeps the order
+    used, la, lb, lc = D.localise(ta, tb, tc, w, m)
+    ga, gb, gc = D.globalise(used, la, lb, lc, w)
+    np.testing.assert_array_equal(np.c_[ga, gb, gc], np.c_[ta[:w], tb[:w], tc[:w]])
+    keep = zk > 0
+    k = D.dense_forget(ta, tb, tc, zk, w)
+    assert k == keep.sum()
+    np.testing.assert_array_equal(ta[:k], ga[keep])
+
+
+def test_dense_oracle_memory_limit():
+    from metricopt.solvers.project_forget import _DenseOracle, _TriangleList
+
+    n = 60
+    m = n * (n - 1) // 2
+    x = np.random.default_rng(6).normal(size=m)  # about a third of all rows violated
+    oracle = _DenseOracle(n, m, 0.0, max_memory=8 * 14 * m + 10**5, threads=1)
+    with pytest.raises(MemoryLimitError, match="dense oracle"):
+        oracle(x, _TriangleList())
+    oracle = _DenseOracle(n, m, 0.0, max_memory=None, threads=2)
+    lst, worst, found = oracle(x, _TriangleList())
+    assert lst.nc == found > 3 * 16 * n and worst == pytest.approx(D.dense_max_violation(x, n))
 
 
 def test_edge_oracle_matches_numpy():
@@ -422,3 +516,58 @@ def test_keyboard_interrupt_gives_status(tmp_path):
     res = solve_project_forget(prob, callback=stop, checkpoint=str(ck))
     assert res["status"] == Status.INTERRUPTED and ck.exists()
     assert res["lower_bound"] <= exact_sparse_lp(prob) + 1e-9
+
+
+# --------------------------------------------------------------- lower bounds
+def _assert_bound(res, ref):
+    det = res["bound_details"]
+    assert res["lower_bound"] is not None
+    assert res["lower_bound"] <= ref + 1e-9 * max(1.0, abs(ref))
+    assert res["lower_bound"] >= det.get("dual_bound", -np.inf)
+    assert "theorem5" in det, det
+
+
+@pytest.mark.filterwarnings("ignore::metricopt.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("seed", range(3))
+def test_sparse_theorem5_bound_beats_dual_bound(seed):
+    prob = signed_problem(200 + seed, n=14, p=0.4)  # zero weights: raised in W
+    ref = exact_sparse_lp(prob)
+    for max_iter in (2, 1000):
+        res = solve_project_forget(prob, gamma=1.0, max_iter=max_iter)
+        _assert_bound(res, ref)
+    # at convergence (gamma = 1) Thm 5 is far tighter than D(y) / (1 + 1/gamma)
+    assert res["lower_bound"] >= 1.2 * res["bound_details"]["dual_bound"]
+    assert res["lower_bound"] >= 0.85 * ref
+
+
+@pytest.mark.filterwarnings("ignore::metricopt.exceptions.ConvergenceWarning")
+def test_sparse_mn_l1_theorem5_bound():
+    prob = weighted_mn_problem(9, 1)
+    ref = exact_sparse_lp(prob)
+    for max_iter in (1, 5, 1000):
+        _assert_bound(solve_project_forget(prob, gamma=1.0, max_iter=max_iter), ref)
+
+
+@pytest.mark.filterwarnings("ignore::metricopt.exceptions.ConvergenceWarning")
+def test_dense_sc_corollary6_bound():
+    prob = metricopt.build_problem("sc", metricopt.read_graph("karate"))
+    ref = exact_sc_lp(prob)
+    for max_iter in (1, 1000):
+        res = solve_project_forget(prob, tol=1e-6, gap_tol=1e-6, max_iter=max_iter)
+        _assert_bound(res, ref)
+    assert res["bound_details"]["theorem5_method"] == "corollary6"
+    assert res["lower_bound"] >= 0.99 * ref > 0
+
+
+@pytest.mark.filterwarnings("ignore::metricopt.exceptions.ConvergenceWarning")
+def test_cd_and_dense_cc_theorem5_bound():
+    prob = metricopt.build_problem("cd", metricopt.read_graph("karate"))
+    ref = exact_cd_lp(prob)
+    for max_iter in (1, 1000):
+        _assert_bound(solve_project_forget(prob, gamma=1.0, max_iter=max_iter), ref)
+    prob = metricopt.build_problem("cc", metricopt.read_graph("karate"))
+    ref = exact_dense_lp(prob)
+    for max_iter in (1, 3, 1000):
+        res = solve_project_forget(prob, gamma=1.0, tol=1e-3, max_iter=max_iter)
+        _assert_bound(res, ref)
+    assert res["lower_bound"] >= 0.99 * ref

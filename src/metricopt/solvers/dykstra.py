@@ -580,10 +580,8 @@ def _certify(problem, st, x_full, dual, neg_bty):
     details : dict
         Every candidate value, or why it could not be computed.
     """
-    try:
-        from .. import bounds
-    except ImportError:  # pragma: no cover - the package ships it
-        return None, {"error": "metricopt.bounds is not available"}
+    from .. import bounds
+
     g = st["gamma"]
     kind = problem.kind
     details = {}

@@ -27,21 +27,33 @@ Oracles by problem structure:
 ``"edges"`` (``cd``)
     A scan of the problem's explicit triangle and wedge lists.
 ``"dense"`` (``K_n``: Jaccard ``cc``, dense ``mn``, ``sc``)
-    One pass over all triangles that projects violated inequalities as it finds them
-    and remembers them (PF Alg. 6); then passes over the remembered list only, as many
-    as fit in the time the scan took (at least 2).
+    A read-only scan of all triangles in the ``dykstra`` backend's diagonal order and
+    pair layout, split over the threads (:mod:`._pf_dense`); it returns the exact
+    largest violation and merges every inequality violated by more than
+    ``0.01 tol`` into the remembered list (20 bytes per constraint: three int32 pair
+    positions, the side in two spare bits, a float64 dual; no duplicates). Then one
+    pass over every pair's own constraints, and passes over the remembered list and
+    the pairs it touches only (gathered into contiguous arrays), forgetting after each,
+    until a pass changes no dual (relative ``1e-13``), 1000 passes, or as long as the
+    scan took (``sc``, whose sum constraint couples all pairs, passes over all pairs).
+    The remembered list holds only constraints whose dual stayed positive, so it is
+    small: about 1.5e5 constraints (3 MB) at convergence on ca-GrQc (n = 4158).
+    PF Alg. 6 projects while it scans; a serial projecting scan in this order was
+    measured at 37 CPU seconds per scan on ca-GrQc with violation 0.225 left after
+    three scans, while the read-only scan runs on all threads and, with the passes
+    converged in between, reaches violation 0.01 in 7 scans (``benchmarks/README.md``).
 
-Stopping: the oracle's exact violation (sparse, edges; dense: confirmed by a full
-check) at most ``tol`` and the relative QP primal-dual gap at most ``gap_tol``.
+Stopping: the oracle's exact violation at most ``tol`` and the relative QP
+primal-dual gap at most ``gap_tol``.
 The default ``tol = 1e-4`` is tighter than the 0.01 of the papers' benchmarks (PF §4.2,
 App. 8), which the benchmarks pass explicitly.
 
-Certified lower bound on the LP optimum (weak duality, V §7): the dual value
-``D(y) = -b'y - (1/2 gamma) v'Wv`` of the current duals, divided by ``1 + A`` with the
-a-priori term ``A = E / gamma`` for l1 objectives (``E`` bounds ``|x - d|`` at an LP
-optimum: 1 for ``cc``), ``1 / (2 gamma)`` for ``cd``; ``D(y)`` itself for ``mn`` with
-``p = 2``; for ``sc`` the Lagrangian bound ``n min_p (c + A_T'y)_p`` of the metric duals
-over the simplex ``{x >= 0, sum x = n}``.
+Certified lower bound on the LP optimum (``lower_bound``): the best of the dual bound
+``(D(y) - offset) / (1 + A)`` (V §6) and V Thm 5 / Cor 6 at a self-certified budget,
+both computed by :mod:`metricopt.bounds` from the same full-precision pair ``(x, z)``
+at the end of the run, as in the ``dykstra`` backend (see :func:`_certify`, which also
+states why the Thm 5 box is valid for MET(G)). On ca-GrQc (Jaccard ``cc``,
+``gamma = 1``) it certifies ``fun / lower_bound = 1.11``.
 
 References
 ----------
@@ -185,6 +197,44 @@ def _setup(problem, gamma, lam):
     return st
 
 
+_LAYOUT_KEYS = ("x", "x0", "f", "delta", "w", "winv", "cost")
+
+
+def _to_layout(st, n):
+    """Per-pair arrays of a dense problem from packed to diagonal layout (in place)."""
+    from ._dykstra_kernels import packed_to_diagonal_index
+
+    idx = packed_to_diagonal_index(n)
+    st["idx"] = idx
+    for k in _LAYOUT_KEYS:
+        if st[k] is not None:
+            out = np.empty_like(st[k])
+            out[idx] = st[k]
+            st[k] = out
+    out = np.empty_like(st["z_pair"])
+    out[:, idx] = st["z_pair"]
+    st["z_pair"] = out
+
+
+def _from_layout(st, n):
+    """Inverse of :func:`_to_layout`."""
+    idx = st.pop("idx")
+    for k in _LAYOUT_KEYS:
+        if st[k] is not None:
+            st[k] = st[k][idx]
+    st["z_pair"] = st["z_pair"][:, idx]
+
+
+def _full_violation(problem, st):
+    """Exact largest violation of the current ``x`` (the dense mode's own layout)."""
+    if "idx" in st:
+        from ._pf_dense import dense_max_violation
+
+        return max(float(dense_max_violation(st["x"], problem.n)),
+                   _bound_violation(problem, st["x"]))
+    return max(float(problem.max_violation(st["x"])), 0.0)
+
+
 def _pair_pass(st):
     """One pass over the per-variable constraints (dense duals, never forgotten)."""
     from ._dykstra_kernels import pair_pass, sum_step
@@ -200,8 +250,14 @@ def _pair_pass(st):
     return float(vmax), float(smax)
 
 
-def _objectives(st, active):
-    """QP primal and dual values of the current iterate (V eq. 15; see ``dykstra``)."""
+def _objectives(st, active, with_neg_bty=False):
+    """QP primal and dual values of the current iterate (V eq. 15; see ``dykstra``).
+
+    With ``with_neg_bty`` also ``-b'y`` in the shifted variables ``e = x - delta`` (the
+    quantity :mod:`metricopt.bounds` calls ``minus_b_dot_y``), from the same duals.
+    Uses ``A'z = W (v0 - v)``, exact for Hildreth iterates, so only the duals of rows
+    with ``b != 0`` are summed.
+    """
     g, w, x = st["gamma"], st["w"], st["x"]
     z = st["z_pair"]
     bz = active.bz()
@@ -224,6 +280,8 @@ def _objectives(st, active):
     neg_bty = -bz / g
     if st["delta"] is not None:
         neg_bty -= float(np.dot(w, st["delta"] * e)) / g
+    if with_neg_bty:
+        return lin + quad / (2 * g), neg_bty - quad / (2 * g), neg_bty
     return lin + quad / (2 * g), neg_bty - quad / (2 * g)
 
 
@@ -243,42 +301,127 @@ def _bound_violation(problem, x):
     return worst
 
 
-def _certify(problem, st, active, dual):
-    """Certified lower bound on the LP optimum from the current duals (module docstring).
+def _l1_box(problem, st):
+    """Box ``[lo, hi]`` of ``x`` that holds an LP optimum of an l1 problem, or ``None``.
 
-    Returns ``(lower_bound, details)``; ``lower_bound`` is ``None`` when no valid bound
-    is known for the problem.
+    Clipping ``x`` to ``[0, M]`` with ``0 <= delta <= M`` maps a metric (``K_n``) or a
+    point of MET(G) (every cycle inequality ``x_e <= sum_P x_p``: if some ``x_p >= M``
+    the clipped right side is ``>= M``, otherwise it is unchanged) to another one, and
+    does not raise ``sum w |x - delta|``; the problem's own finite bounds are rows of the
+    LP and tighten the box. So the box needs ``lo <= delta <= hi``.
     """
+    d = st["delta"]
+    lo = st["lower"] if st["has_lower"] else 0.0
+    hi = float(d.max(initial=0.0))
+    if st["has_upper"]:
+        hi = st["upper"]
+    elif problem.kind == "cc":
+        hi = max(hi, 1.0)
+    if d.size and (float(d.min()) < lo or float(d.max()) > hi):
+        return None
+    return lo, hi
+
+
+def _certify(problem, st, dual, neg_bty):
+    """Best certified lower bound on the LP optimum, from :mod:`metricopt.bounds`.
+
+    Follows ``dykstra._certify``: both candidates come from the same full-precision
+    pair ``(x, z)`` of the end of the run,
+
+    * the dual bound ``(D(y) - offset) / (1 + A)`` (V §6, :func:`~metricopt.bounds.dual_bound`
+      with :func:`~metricopt.bounds.apriori_term`);
+    * V Thm 5 (Cor 6 for sparsest cut) at its self-certified budget:
+      :func:`~metricopt.bounds.correlation_clustering_bound` (``cc``, ``mn`` with p = 1),
+      :func:`~metricopt.bounds.sparsest_cut_bound`,
+      :func:`~metricopt.bounds.cluster_deletion_bound`.
+
+    ``-b'y`` is evaluated in the shifted variables ``e = x - delta`` (``_objectives``);
+    the rows this backend keeps implicitly all have duals ``>= 0`` (Hildreth steps) and
+    the forgotten ones a zero dual, so ``y`` is a valid multiplier of the full LP.
+
+    Sparse (MET(G)) problems: the inner box/knapsack problem of Thm 5 is over the
+    graph's pairs only, which are all the LP's variables (pairs outside ``G`` do not
+    appear in MET(G)), and the box ``[lo, hi]`` of :func:`_l1_box` contains an LP
+    optimum of MET(G) by the clipping argument given there, with ``f = |x - delta|``
+    (``f`` may be lowered to it without cost when ``w = 0``). Weights raised to
+    ``_MIN_WEIGHT`` (so that ``W`` is invertible) enter as ``qp_cost`` / ``regularizer``
+    (Thm 5) and as ``cost_excess`` (dual bound), so both bound the LP with the
+    problem's own weights.
+
+    Returns
+    -------
+    lower_bound : float or None
+        The largest certified candidate; ``None`` when none could be computed.
+    details : dict
+        Every candidate value, or why it could not be computed.
+    """
+    from .. import bounds
+
     g = st["gamma"]
-    if not np.isfinite(dual):
-        return None, dict(method="none", reason="non-finite dual value")
-    if problem.objective == "l2":
-        d = st["delta"]
-        span = max(float(d.max(initial=0.0)) - min(st["lower"], 0.0), 0.0)
-        lb = dual - st["raised"] * span * span
-        return float(lb), dict(method="dual", dual=float(dual), apriori=0.0)
-    if problem.objective == "l1":
-        d = st["delta"]
-        lo = st["lower"] if st["has_lower"] else float(d.min(initial=0.0))
-        hi = float(d.max(initial=0.0))
-        if st["has_upper"]:
-            hi = min(hi, st["upper"])
-        hi = max(hi, lo)
-        emax = float(np.max(np.maximum(np.abs(hi - d), np.abs(d - lo)), initial=0.0))
-        a = emax / g
-        lb = dual / (1.0 + a) - st["raised"] * emax
-        return float(lb), dict(method="dual/apriori", dual=float(dual), apriori=a)
-    if problem.kind == "cd":
-        a = 1.0 / (2.0 * g)
-        return float(dual / (1.0 + a)), dict(method="dual/apriori", dual=float(dual), apriori=a)
-    if problem.kind == "sc" and problem.sum_value is not None and st["has_lower"] \
-            and st["lower"] == 0.0:
-        # A_T' z = W (v0 - v) + z_lower - z_upper - z_sum (identity of Hildreth iterates)
-        atz = st["w"] * (st["x0"] - st["x"]) + st["z_pair"][2] - st["z_pair"][3] - st["z_sum"]
-        red = st["cost"] + atz / g
-        lb = float(problem.sum_value) * float(red.min())
-        return lb, dict(method="lagrangian-simplex", dual=float(dual))
-    return None, dict(method="none", reason="no bound for this problem")
+    kind = problem.kind
+    details = {}
+    cands = []
+    if not (np.isfinite(dual) and np.isfinite(neg_bty)):
+        return None, dict(reason="non-finite dual value")
+    box = _l1_box(problem, st) if problem.objective == "l1" else None
+    try:
+        if problem.objective == "l2":
+            d = st["delta"]
+            span = max(float(d.max(initial=0.0)) - min(st["lower"], 0.0), 0.0)
+            if st["has_upper"]:
+                span = max(span, st["upper"] - min(st["lower"], 0.0))
+            term = bounds.apriori_term(kind, p=2, cost_excess=st["raised"] * span * span)
+        elif problem.objective == "l1":
+            if box is None:
+                raise ValueError("no box [lo, hi] around the targets is known to hold an "
+                                 "LP optimum")
+            emax = float(np.max(np.maximum(box[1] - st["delta"], st["delta"] - box[0]),
+                                initial=0.0))
+            excess = st["raised"] * emax
+            if kind == "mn":
+                term = bounds.apriori_term(kind, gamma=g, p=1, max_target=max(emax, 1e-300),
+                                           cost_excess=excess)
+            else:
+                term = bounds.apriori_term(kind, gamma=g, cost_excess=excess)
+        elif kind == "sc":
+            term = bounds.apriori_term(kind, gamma=g, lam=st["lam"], n=problem.n)
+        elif kind == "cd" and not np.array_equal(st["w"], st["cost"]):
+            raise ValueError("the regularisation W = I is not diag(cost)")
+        else:
+            term = bounds.apriori_term(kind, gamma=g)
+        details["dual_bound"] = float(bounds.dual_bound(dual, term))
+        cands.append(details["dual_bound"])
+    except Exception as exc:  # noqa: BLE001 - report, never fail the solve
+        details["dual_bound_error"] = f"{type(exc).__name__}: {exc}"
+    try:
+        res = None
+        x = st["x"]
+        if kind == "sc":
+            if problem.sum_value is None or st["lower"] != 0.0 or not st["has_lower"]:
+                raise ValueError("Cor 6 needs sum x = n and x >= 0")
+            res = bounds.sparsest_cut_bound(x, st["w"], problem.cost, gamma=g,
+                                            minus_b_dot_y=neg_bty, n=problem.n)
+        elif problem.objective == "l1":
+            if box is None:
+                raise ValueError("no box [lo, hi] around the targets is known to hold an "
+                                 "LP optimum")
+            w0 = np.ascontiguousarray(problem.weights, dtype=np.float64)
+            res = bounds.correlation_clustering_bound(
+                x - st["delta"], st["f"], w0, st["delta"], gamma=g, minus_b_dot_y=neg_bty,
+                regularizer=st["w"], qp_cost=st["w"], x_lower=box[0], x_upper=box[1])
+        elif kind == "cd":
+            res = bounds.cluster_deletion_bound(x, gamma=g, minus_b_dot_y=neg_bty,
+                                                cost=problem.cost, regularizer=st["w"])
+        if res is not None:
+            details["theorem5"] = float(res["value"])
+            details["theorem5_method"] = res.get("method")
+            if res.get("certified", True):
+                cands.append(float(res["value"]))
+    except Exception as exc:  # noqa: BLE001
+        details["theorem5_error"] = f"{type(exc).__name__}: {exc}"
+    details["method"] = "theorem5" if cands and "theorem5" in details and \
+        max(cands) == details["theorem5"] else ("dual/apriori" if cands else "none")
+    return (max(cands) if cands else None), details
 
 
 # ----------------------------------------------------------------------- oracles
@@ -362,40 +505,158 @@ class _EdgeOracle:
         return off, mem, kind, float(worst)
 
 
-def _dense_scan(st, active, add_tol, bufs, max_memory):
-    """PF Alg. 6 oracle: one projecting pass over every triangle, merged with the
-    remembered list (kept in visiting order); returns the new list and the largest
-    violation met."""
-    from . import _pf_kernels as K
+class _TriangleList:
+    """Remembered triangle inequalities of the dense mode (:mod:`._pf_dense` layout).
 
-    n = st["n"]
-    i, j, cursor = 0, 1, 0
-    mems, zs = [], []
-    vmax = 0.0
-    ncur = active.nc
-    cur_mem = active.mem[: 3 * ncur]
-    cur_z = active.z[:ncur]
-    while i < n:
-        mem, z = bufs
-        c, i, j, cursor, v = K.triangle_scan(st["x"], st["winv"], n, i, j, cur_mem, cur_z,
-                                             cursor, ncur, add_tol, mem, z)
-        vmax = max(vmax, float(v))
-        mems.append(mem[: 3 * c].copy())
-        zs.append(z[:c].copy())
-        if i < n:  # the buffers ran full: continue from (i, j) with larger ones
-            cap = 2 * z.shape[0]
-            kept = sum(a.nbytes for a in mems) + sum(a.nbytes for a in zs)
-            check_memory(kept + active.nbytes + 32 * cap + 8 * 12 * st["nvar"],
-                         f"the remembered triangle list of project-forget on {n} nodes "
-                         f"(row {i} of the first scan)", max_memory)
-            bufs[0] = np.empty(3 * cap, dtype=np.int64)
-            bufs[1] = np.empty(cap)
-    mem = np.concatenate(mems)
-    z = np.concatenate(zs)
-    new = _ActiveList(max(1024, z.shape[0]), max(4096, mem.shape[0]))
-    new.append(3 * np.arange(z.shape[0] + 1, dtype=np.int64), mem,
-               np.zeros(z.shape[0], dtype=np.uint8), z)
-    return new, vmax
+    Four parallel arrays ``ta, tb, tc`` (int32) and ``z`` (float64) in visiting order,
+    20 bytes per constraint; the same interface as :class:`_ActiveList`.
+    """
+
+    def __init__(self, ta=None, tb=None, tc=None, z=None, nc=0):
+        if ta is None:
+            ta = tb = tc = np.empty(0, dtype=np.int32)
+            z = np.empty(0)
+        self.ta, self.tb, self.tc, self.z = ta, tb, tc, z
+        self.nc = int(nc)
+
+    def project(self, x, winv):
+        from ._pf_dense import dense_project
+
+        vmax, smax = dense_project(x, winv, self.ta, self.tb, self.tc, self.z, self.nc)
+        return vmax, smax, self.nc
+
+    def forget(self):
+        from ._pf_dense import dense_forget
+
+        self.nc = int(dense_forget(self.ta, self.tb, self.tc, self.z, self.nc))
+
+    def bz(self):
+        """``sum_t b_t z_t``: triangle rows have ``b = 0``."""
+        return 0.0
+
+    def views(self):
+        k = self.nc
+        return self.ta[:k], self.tb[:k], self.tc[:k], self.z[:k]
+
+    @property
+    def nbytes(self):
+        return int(self.ta.nbytes + self.tb.nbytes + self.tc.nbytes + self.z.nbytes)
+
+    def arrays(self):
+        return dict(zip(("tri_a", "tri_b", "tri_c", "tri_z"), (a.copy() for a in self.views())))
+
+    @classmethod
+    def from_arrays(cls, ta, tb, tc, z):
+        return cls(*(np.ascontiguousarray(a) for a in (ta, tb, tc, z)), nc=z.shape[0])
+
+
+class _DenseOracle:
+    """PF Alg. 6 oracle on ``K_n``: a read-only scan (:func:`._pf_dense.dense_detect`)
+    on ``threads`` threads that returns the exact largest violation and merges every
+    inequality violated by more than ``add_tol`` into the remembered list.
+
+    Output rows grow by doubling; every growth is checked against ``max_memory``
+    (the estimate in the error counts the rows, the remembered list and the per-pair
+    arrays) or, without it, the new rows against the memory available now.
+    """
+
+    def __init__(self, n, nvar, add_tol, max_memory, threads, block=16):
+        from ._pf_dense import diagonal_offsets, scan_rows
+
+        self.n, self.add_tol, self.max_memory, self.block = n, add_tol, max_memory, block
+        self.threads = max(1, int(threads))
+        self.off = diagonal_offsets(n)
+        self.rows = scan_rows(n, block, self.threads)
+        self.cap = 3 * block * n + 1024
+        self.fixed = 8 * 14 * nvar
+        self.last_bytes = 0
+
+    def __call__(self, x, active):
+        from ._pf_dense import dense_detect, dense_merge
+
+        T = self.threads
+        row_sb, row_s2, starts = self.rows
+        pos = starts[:-1].copy()
+        count = np.zeros(T, dtype=np.int64)
+        worst = np.zeros(T)
+        cap = self.cap
+        outs = [np.empty((T, cap), dtype=np.int32) for _ in range(3)]
+        while True:
+            dense_detect(x, self.off, self.n, self.block, self.add_tol, row_sb, row_s2, starts,
+                         pos, outs[0], outs[1], outs[2], count, worst)
+            if np.all(pos >= starts[1:]):
+                break
+            cap *= 2  # a worker ran full: larger rows, keep what was found
+            # with a max_memory the whole run counts; without, the new rows are compared
+            # with what the machine has free now (the rest is allocated already)
+            held = self.fixed + active.nbytes + 12 * T * cap // 2 \
+                if self.max_memory is not None else 0
+            check_memory(held + 12 * T * cap,
+                         f"the violated triangles found by project-forget's dense oracle on "
+                         f"{self.n} nodes ({int(count.sum())} so far)", self.max_memory)
+            new = [np.empty((T, cap), dtype=np.int32) for _ in range(3)]
+            for a, b in zip(new, outs):
+                for t in range(T):
+                    a[t, : count[t]] = b[t, : count[t]]
+            outs = new
+        self.cap = cap
+        found = [np.concatenate([o[t, : count[t]] for t in range(T)]) for o in outs]
+        k = int(count.sum())
+        self.last_bytes = int(sum(o.nbytes for o in outs) + active.nbytes + 20 * (active.nc + k))
+        ca, cb, cc, cz = active.views()
+        ta, tb, tc, tz, m = dense_merge(ca, cb, cc, cz, active.nc, found[0], found[1],
+                                        found[2], k, self.off, self.n, self.block)
+        return _TriangleList(ta, tb, tc, tz, nc=m), float(worst.max(initial=0.0)), k
+
+
+_PAIR_KEYS = ("x", "winv", "f", "delta")
+
+
+def _dense_passes(st, active, k_max, budget_s, deadline):
+    """Projection passes over the remembered triangles and their pairs only.
+
+    The pairs that occur in the list are gathered into contiguous arrays
+    (:func:`._pf_dense.localise`); each pass projects the list, then the per-pair
+    constraints of those pairs, then forgets. The other pairs' constraints do not
+    interact with the list; they get one pass per outer iteration (the caller's full
+    pair pass). Stops after ``k_max`` passes, after ``budget_s`` seconds (at least 2
+    passes), at ``deadline``, or when a pass changes no dual by more than
+    ``1e-13`` (relative).
+
+    Returns ``(active, passes, smax)``.
+    """
+    from ._pf_dense import globalise, localise
+
+    if active.nc == 0:
+        return active, 0, 0.0
+    used, la, lb, lc = localise(active.ta, active.tb, active.tc, active.nc, st["nvar"])
+    sub = {k: (None if st[k] is None else st[k][used]) for k in _PAIR_KEYS}
+    sub["z_pair"] = np.ascontiguousarray(st["z_pair"][:, used])
+    for k in ("lower", "upper", "has_lower", "has_upper"):
+        sub[k] = st[k]
+    sub["sum_value"] = None
+    lst = _TriangleList(la, lb, lc, active.z[: active.nc].copy(), active.nc)
+    t0 = time.perf_counter()
+    scale = max(1.0, float(np.max(np.abs(sub["x"]))))
+    smax_all = 0.0
+    p = 0
+    while p < k_max:
+        _, smax, _ = lst.project(sub["x"], sub["winv"])
+        _, s2 = _pair_pass(sub)
+        lst.forget()
+        p += 1
+        smax_all = max(smax_all, smax, s2)
+        now = time.perf_counter()
+        if max(smax, s2) <= 1e-13 * scale:
+            break
+        if (deadline is not None and now >= deadline) or (p >= 2 and now - t0 >= budget_s):
+            break
+    st["x"][used] = sub["x"]
+    if st["f"] is not None:
+        st["f"][used] = sub["f"]
+    st["z_pair"][:, used] = sub["z_pair"]
+    ta, tb, tc = globalise(used, lst.ta, lst.tb, lst.tc, lst.nc)
+    return _TriangleList(ta, tb, tc, lst.z[: lst.nc].copy(), lst.nc), p, smax_all
 
 
 # ------------------------------------------------------------ checkpoint / resume
@@ -440,8 +701,12 @@ def _read_checkpoint(path, st):
         st["z_sum"] = float(data["z_sum"])
         if st["f"] is not None:
             st["f"] = np.ascontiguousarray(data["f"]).copy()
-        active = _ActiveList.from_arrays(data["act_off"], data["act_mem"], data["act_kind"],
-                                         data["act_z"])
+        if "tri_z" in data.files:
+            active = _TriangleList.from_arrays(data["tri_a"], data["tri_b"], data["tri_c"],
+                                               data["tri_z"])
+        else:
+            active = _ActiveList.from_arrays(data["act_off"], data["act_mem"],
+                                             data["act_kind"], data["act_z"])
     return meta, active
 
 
@@ -450,8 +715,11 @@ def estimate_memory(problem, threads=1):
     """Estimated peak bytes of a project-forget run on ``problem``.
 
     Per-variable arrays (12 float64 vectors), the oracle's buffers and an active list
-    of a typical size: ``4 m`` cycles of 8 edges (sparse), the explicit lists (edges),
-    ``2 n^2`` triangles (dense; PF §4.2 reports about ``n^2`` remembered constraints).
+    of a typical size: ``4 m`` cycles of 8 edges (sparse), the explicit lists (edges).
+    Dense: 40 float64 per pair (the arrays in both layouts and the Thm 5 certificate,
+    whose inner problem has two entries per pair; measured peak on ca-GrQc: 3.1 GiB,
+    360 bytes per pair), the scan's output rows, and ``n^2`` remembered triangles of
+    20 bytes (measured: 0.06 ``n^2`` at the start on ca-GrQc and power).
     """
     nvar = problem.n_variables
     n = problem.n
@@ -468,7 +736,10 @@ def estimate_memory(problem, threads=1):
         w = len(problem.wedges)
         explicit = 8 * (3 * t3 // 3 * 3 + 2 * w)
         return int(base + explicit + 2 * (t3 + w) * (per_con + 2 * 8))
-    return int(base + 2 * 2 * n * n * (per_con + 2 * 8))
+    from ._pf_dense import BYTES_PER_CONSTRAINT
+
+    rows = 12 * max(threads, 1) * (3 * 16 * n + 1024)
+    return int(40 * 8 * nvar + rows + 2 * BYTES_PER_CONSTRAINT * n * n)
 
 
 def _peak_rss():
@@ -527,10 +798,11 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
         Seconds; checked after every projection pass.
     passes : int or None
         Projection passes over the active list per oracle call; default ``5 min(t, 15)``
-        at iteration ``t`` (sparse and edges), as many as fit in the scan's time (dense).
+        at iteration ``t`` (sparse and edges); dense: until converged, at most 1000
+        (see the module docstring).
     threads : int or None
-        Threads of the shortest-path oracle (default: all cores). The result does not
-        depend on it.
+        Threads of the shortest-path oracle and of the dense scan (default: all
+        cores). The result does not depend on it.
     seed : None
         Accepted for interface compatibility; the method is deterministic.
     max_memory : int or None
@@ -555,8 +827,8 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
         ``qp_dual``, ``qp_gap``, ``max_violation``, ``status``, ``message``, ``nit``,
         ``history`` (per iteration: iteration, seconds, primal, dual, gap,
         max_violation, full_check, active_constraints, memory_bytes,
-        constraints_found, remembered), ``gamma``, ``lam``, ``peak_memory``,
-        ``active_constraints``.
+        constraints_found, remembered, oracle_seconds, passes), ``gamma``, ``lam``,
+        ``peak_memory``, ``active_constraints``, ``memory_estimate``, ``elapsed``.
 
     References
     ----------
@@ -575,14 +847,21 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
     st = _setup(problem, gamma, lam)
     add_tol = 0.01 * float(tol)
     mode = problem.structure
+    scanner = None
     if mode == "sparse":
         oracle = _CycleOracle(problem, nthreads, add_tol)
     elif mode == "edges":
         oracle = _EdgeOracle(problem, add_tol)
     else:
+        from ._pf_dense import MAX_POSITION
+
+        if st["nvar"] >= MAX_POSITION:
+            raise InvalidParameterError(
+                f"project-forget's dense mode handles at most {MAX_POSITION - 1} pairs; this "
+                f"problem has {st['nvar']} (n = {problem.n})")
         oracle = None
-        cap = max(3 * problem.n, 1 << 16)
-        scan_bufs = [np.empty(3 * cap, dtype=np.int64), np.empty(cap)]
+        scanner = _DenseOracle(problem.n, st["nvar"], add_tol, max_memory, nthreads)
+        _to_layout(st, problem.n)
 
     counters = dict(kind=st["kind"], n=st["n"], nvar=st["nvar"], gamma=st["gamma"],
                     iteration=0, seconds=0.0)
@@ -591,7 +870,7 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
         counters["iteration"] = int(meta["iteration"])
         counters["seconds"] = float(meta["seconds"])
     else:
-        active = _ActiveList()
+        active = _ActiveList() if oracle is not None else _TriangleList()
 
     history = []
     status, message = Status.LIMIT, ""
@@ -616,11 +895,8 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                 viol = max(worst, _bound_violation(problem, st["x"]))
                 full = True
             else:
-                before = active.nc
-                active, worst = _dense_scan(st, active, add_tol, scan_bufs, max_memory)
-                found = max(active.nc - before, 0)
-                _pair_pass(st)
-                full = False
+                active, worst, found = scanner(st["x"], active)
+                full = True
                 viol = max(worst, _bound_violation(problem, st["x"]))
             scan_s = time.perf_counter() - t0
             primal, dual = _objectives(st, active)
@@ -628,34 +904,44 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
             if not (np.isfinite(primal) and np.isfinite(dual)):
                 status, message = Status.NUMERICAL, "non-finite objective"
                 break
-            if oracle is None and viol <= tol and gap <= gap_tol:
-                viol = max(problem.max_violation(st["x"]), 0.0)
-                full = True
             done = full and viol <= tol and gap <= gap_tol
-            if not done:
+            smax_all = 0.0
+            npass = 0
+            if not done and oracle is None and st["sum_value"] is None:
+                # every pair's own constraints once, then passes over the remembered
+                # triangles and their pairs only
+                _, s_pairs = _pair_pass(st)
+                active, npass, smax_all = _dense_passes(
+                    st, active, passes if passes is not None else 1000,
+                    scan_s if passes is None else np.inf,
+                    None if time_limit is None else start + time_limit)
+                smax_all = max(smax_all, s_pairs)
+            elif not done:
                 if oracle is not None:
                     active.append(off, mem, kind)
                 # projection passes over the active list, forgetting after each (Alg. 7)
                 k = passes if passes is not None else (5 * min(it, 15) if oracle is not None
                                                        else 1000)
                 tp = time.perf_counter()
-                smax_all = 0.0
                 for p in range(k):
                     _, smax, _ = active.project(st["x"], st["winv"])
                     _, s2 = _pair_pass(st)
                     active.forget()
                     smax_all = max(smax_all, smax, s2)
+                    npass = p + 1
                     if time_limit is not None and time.perf_counter() - start >= time_limit:
                         break
                     if passes is None and oracle is None and p >= 1 \
                             and time.perf_counter() - tp >= scan_s:
                         break
             elapsed = time.perf_counter() - start
-            mem_bytes = int(active.nbytes + getattr(oracle, "last_bytes", 0) + 8 * 12 * st["nvar"])
+            mem_bytes = int(max(active.nbytes, scanner.last_bytes if oracle is None else 0)
+                            + getattr(oracle, "last_bytes", 0) + 8 * 12 * st["nvar"])
             rec = dict(iteration=it, seconds=elapsed, primal=primal, dual=dual, gap=gap,
                        max_violation=float(viol), full_check=bool(full),
                        active_constraints=int(active.nc), memory_bytes=mem_bytes,
-                       constraints_found=int(found), remembered=int(active.nc))
+                       constraints_found=int(found), remembered=int(active.nc),
+                       oracle_seconds=float(scan_s), passes=int(npass))
             history.append(rec)
             counters.update(iteration=it, seconds=elapsed)
             if callback is not None:
@@ -684,21 +970,28 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
     if checkpoint is not None:
         _write_checkpoint(checkpoint, st, active, counters)
 
-    x = st["x"].copy()
     if status != Status.OPTIMAL or not full:
-        viol = problem.max_violation(x)
-    primal, dual = _objectives(st, active)
+        viol = _full_violation(problem, st)
+    if mode == "dense":
+        _from_layout(st, problem.n)
+    x = st["x"].copy()
+    primal, dual, neg_bty = _objectives(st, active, with_neg_bty=True)
     gap = _rel_gap(primal, dual)
     if status not in (Status.OPTIMAL, Status.INTERRUPTED):
         warnings.warn(f"project-forget: {message}", ConvergenceWarning, stacklevel=3)
     fun = problem.objective_value(x)
-    lb, details = _certify(problem, st, active, dual)
+    n_active = int(active.nc)
+    # the certificate needs x, f and the weights only: free the rest first (its inner
+    # problem holds a few arrays of two entries per pair)
+    del active, oracle, scanner
+    st["x0"] = st["winv"] = st["z_pair"] = None
+    lb, details = _certify(problem, st, dual, neg_bty)
     return dict(x=x, fun=fun, status=status, message=message, nit=it,
                 max_violation=float(viol), qp_primal=float(primal), qp_dual=float(dual),
                 qp_gap=float(gap), history=history, gamma=st["gamma"], lam=st.get("lam"),
                 lower_bound=lb, bound_details=details,
                 lp_approx_ratio=(fun / lb) if (lb is not None and lb > 0) else None,
-                active_constraints=int(active.nc), peak_memory=_peak_rss(),
+                active_constraints=n_active, peak_memory=_peak_rss(),
                 memory_estimate=need, elapsed=time.perf_counter() - start)
 
 
@@ -707,7 +1000,7 @@ class ProjectForgetSolver(Solver):
 
     name = "project-forget"
     description = ("Project and Forget active-set projections: shortest-path cycle oracle on "
-                   "MET(G), triangle/wedge scans (cd), projecting triangle scans (dense)")
+                   "MET(G), triangle/wedge scans (cd), parallel triangle scans (dense)")
     REQUIRED_MODULES = ("numba",)
     structures = ("dense", "sparse", "edges")
     objectives = ("linear", "l1", "l2")

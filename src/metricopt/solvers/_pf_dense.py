@@ -1,0 +1,381 @@
+"""numba kernels of the dense (``K_n``) mode of the Project and Forget backend.
+
+The dense oracle (Sonthalia & Gilbert, App. 8 Alg. 6) is one projecting pass over every
+triangle inequality of ``K_n``; between two such scans only the remembered constraints
+(those whose dual is positive) are projected. These kernels keep that list compact and
+visit the triangles in the *diagonal order* of :mod:`metricopt.solvers._dykstra_kernels`
+(pair ``(i, i+s)`` stored at ``off[s] + i``, :func:`~._dykstra_kernels.diagonal_offsets`;
+triplets ``(i, i+s1, i+s1+s2)`` with ``s1`` in blocks, then ``s2``, then ``s1`` within
+the block, then ``i``), which projects far fewer inequalities in a pass than the
+lexicographic order and streams the three pairs of consecutive triplets.
+
+Remembered constraint layout (20 bytes each, four parallel arrays in visiting order):
+
+* ``ta``, ``tb`` (int32): diagonal positions of the pairs ``(i, i+s1)`` and
+  ``(i, i+s1+s2)`` of its triplet;
+* ``tc`` (int32): position of ``(i+s1, i+s1+s2)`` plus ``side << 29``, where ``side``
+  names the left-hand pair: ``0``: ``x_a <= x_b + x_c``, ``1``: ``x_b <= x_a + x_c``,
+  ``2``: ``x_c <= x_a + x_b`` (the Dykstra kernels' constraint numbering);
+* ``tz`` (float64): its dual ``z = gamma y``.
+
+Positions must be below ``2**29`` (``n <= 32768``). Conventions of the Hildreth steps are
+those of :mod:`metricopt.solvers._pf_kernels`.
+
+References
+----------
+.. [1] Sonthalia, R., & Gilbert, A. C. (2020). Project and Forget: solving large-scale
+       metric constrained problems. arXiv:2005.03853.
+.. [2] Ruggles, C., Veldt, N., & Gleich, D. F. (2020). A parallel projection method for
+       metric constrained optimization. SIAM CSC 2020. arXiv:1901.10084
+"""
+
+import numba
+import numpy as np
+
+from .. import _config
+
+__all__ = ["MAX_POSITION", "BYTES_PER_CONSTRAINT", "diagonal_offsets", "scan_rows",
+           "dense_detect", "dense_merge", "dense_project", "dense_forget", "localise",
+           "globalise", "dense_max_violation"]
+
+_FM = set(_config.FASTMATH)
+#: positions (diagonal layout) must stay below this bound (two bits hold the side)
+MAX_POSITION = 1 << 29
+_MASK = MAX_POSITION - 1
+#: bytes of one remembered constraint (three int32 ids and a float64 dual)
+BYTES_PER_CONSTRAINT = 20
+
+
+@numba.njit(inline="always", fastmath=_FM)
+def _step(xl, xr1, xr2, wl, wr1, wr2, zo):
+    """Hildreth step on ``x_l <= x_r1 + x_r2`` from the dual ``zo``."""
+    v = xl - xr1 - xr2
+    zn = zo + v / (wl + wr1 + wr2)
+    if zn < 0.0:
+        zn = 0.0
+    dz = zn - zo
+    return xl - dz * wl, xr1 + dz * wr1, xr2 + dz * wr2, zn, v, dz
+
+
+@numba.njit(cache=True)
+def diagonal_offsets(n):
+    """``off[s]``: pair ``(i, i+s)`` is at ``off[s] + i`` (the Dykstra kernels' layout)."""
+    off = np.zeros(max(n, 1), dtype=np.int64)
+    acc = 0
+    for s in range(1, n):
+        off[s] = acc
+        acc += n - s
+    return off
+
+
+def scan_rows(n, block, threads):
+    """Work split of a detection scan: rows ``(sb, s2)`` in visiting order and the
+    first row of each of ``threads`` chunks of about equal triplet counts.
+
+    Returns
+    -------
+    row_sb, row_s2 : ndarray of int64
+    starts : ndarray of shape (threads + 1,), int64
+    """
+    sb = np.arange(1, max(n - 1, 1), block, dtype=np.int64)
+    s2 = np.arange(1, max(n - 1, 1), dtype=np.int64)
+    row_sb = np.repeat(sb, s2.shape[0])
+    row_s2 = np.tile(s2, sb.shape[0])
+    # triplets of row (sb, s2): sum over s1 in [sb, min(sb + block, n - s2)) of n - s1 - s2
+    top = np.minimum(row_sb + block, n - row_s2)
+    cnt = np.where(top > row_sb,
+                   (top - row_sb) * (2 * n - 2 * row_s2 - row_sb - top + 1) // 2, 0)
+    keep = cnt > 0
+    row_sb, row_s2, cnt = row_sb[keep], row_s2[keep], cnt[keep]
+    cum = np.concatenate([[0], np.cumsum(cnt)])
+    starts = np.searchsorted(cum, np.linspace(0, cum[-1], threads + 1), side="left")
+    starts[0], starts[-1] = 0, row_sb.shape[0]
+    return row_sb, row_s2, np.maximum.accumulate(starts).astype(np.int64)
+
+
+@numba.njit(parallel=True, fastmath=_FM, boundscheck=False)
+def dense_detect(x, off, n, block, add_tol, row_sb, row_s2, starts, pos, out_a, out_b, out_c,
+                 count, worst):
+    """Separation oracle of ``K_n`` (read only): every triangle inequality violated by
+    more than ``add_tol``, and the exact largest violation.
+
+    Worker ``t`` scans rows ``pos[t] .. starts[t+1]-1`` of ``(row_sb, row_s2)``
+    (:func:`scan_rows`) in visiting order and appends to its own output row; the
+    triplets of one ``(s1, s2)`` line are first tested together with a vectorisable
+    reduction. A worker whose output row might overflow stops before that row
+    (``pos[t] < starts[t+1]`` on return; call again with larger rows, finished work is
+    kept), so the concatenation of the rows is in visiting order and does not depend
+    on the number of workers.
+
+    Parameters
+    ----------
+    x : ndarray of shape (n(n-1)/2,)
+        Diagonal layout.
+    off : ndarray of int64
+        :func:`diagonal_offsets`.
+    n, block : int
+    add_tol : float
+    row_sb, row_s2, starts : ndarray of int64
+        :func:`scan_rows`.
+    pos : ndarray of shape (T,), int64
+        Next row of each worker (start with ``starts[:-1]``); updated.
+    out_a, out_b, out_c : ndarray of shape (T, cap), int32
+        Constraints in the list layout of this module (``cap >= 3 block n``).
+    count : ndarray of shape (T,), int64
+        Constraints written per worker (updated).
+    worst : ndarray of shape (T,)
+        Largest violation per worker over its finished rows (updated).
+    """
+    T = pos.shape[0]
+    cap = out_a.shape[1]
+    for t in numba.prange(T):
+        r = pos[t]
+        k = count[t]
+        wmax = worst[t]
+        end = starts[t + 1]
+        while r < end:
+            sb = row_sb[r]
+            s2 = row_s2[r]
+            top = min(sb + block, n - s2)
+            need = 0
+            for s1 in range(sb, top):
+                need += 3 * (n - s1 - s2)
+            if k + need > cap:
+                break
+            for s1 in range(sb, top):
+                a0 = off[s1]
+                b0 = off[s1 + s2]
+                c0 = off[s2] + s1
+                length = n - s1 - s2
+                rw = 0.0
+                for q in range(length):
+                    # the larger of x_b <= x_a + x_c and x_c <= x_a + x_b is |x_b - x_c| - x_a
+                    xa = x[a0 + q]
+                    xb = x[b0 + q]
+                    xc = x[c0 + q]
+                    v = max(abs(xb - xc) - xa, xa - xb - xc)
+                    rw = v if v > rw else rw
+                wmax = max(wmax, rw)
+                if rw <= add_tol:
+                    continue
+                for q in range(length):
+                    xa = x[a0 + q]
+                    xb = x[b0 + q]
+                    xc = x[c0 + q]
+                    if max(xa - xb - xc, max(xb - xa - xc, xc - xa - xb)) > add_tol:
+                        ia = a0 + q
+                        ib = b0 + q
+                        ic = c0 + q
+                        if xa - xb - xc > add_tol:
+                            out_a[t, k] = ia
+                            out_b[t, k] = ib
+                            out_c[t, k] = ic
+                            k += 1
+                        if xb - xa - xc > add_tol:
+                            out_a[t, k] = ia
+                            out_b[t, k] = ib
+                            out_c[t, k] = ic | (1 << 29)
+                            k += 1
+                        if xc - xa - xb > add_tol:
+                            out_a[t, k] = ia
+                            out_b[t, k] = ib
+                            out_c[t, k] = ic | (2 << 29)
+                            k += 1
+            r += 1
+        pos[t] = r
+        count[t] = k
+        worst[t] = wmax
+
+
+@numba.njit(inline="always")
+def _diag_of(p, off):
+    """Diagonal ``s`` holding position ``p`` (``off[s] <= p < off[s+1]``)."""
+    lo = 1
+    hi = off.shape[0] - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if off[mid] <= p:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+@numba.njit(inline="always")
+def _visit_key(a, b, c, off, n, block):
+    """Rank of a constraint in the visiting order: ``(sb, s2, s1, q, side)`` packed."""
+    a = np.int64(a)
+    b = np.int64(b)
+    c = np.int64(c)
+    s1 = _diag_of(a, off)
+    s2 = _diag_of(b, off) - s1
+    q = a - off[s1]
+    sb = (s1 - 1) // block
+    return (((sb * n + s2) * n + s1) * n + q) * 3 + (c >> 29)
+
+
+@numba.njit(cache=True)
+def dense_merge(ca, cb, cc, cz, nc, na, nb, ncc, k, off, n, block):
+    """Merge newly found constraints into the remembered list (both in visiting order).
+
+    A new constraint that is already remembered is dropped (the remembered dual is
+    kept); the others start with a zero dual. Returns ``(ta, tb, tc, tz, count)``.
+    """
+    m = nc + k
+    ta = np.empty(m, dtype=np.int32)
+    tb = np.empty(m, dtype=np.int32)
+    tc = np.empty(m, dtype=np.int32)
+    tz = np.empty(m)
+    i = 0
+    j = 0
+    w = 0
+    ki = _visit_key(ca[0], cb[0], cc[0], off, n, block) if nc > 0 else -1
+    kj = _visit_key(na[0], nb[0], ncc[0], off, n, block) if k > 0 else -1
+    while i < nc or j < k:
+        if j >= k or (i < nc and ki <= kj):
+            ta[w] = ca[i]
+            tb[w] = cb[i]
+            tc[w] = cc[i]
+            tz[w] = cz[i]
+            if j < k and ki == kj:
+                j += 1
+                if j < k:
+                    kj = _visit_key(na[j], nb[j], ncc[j], off, n, block)
+            i += 1
+            if i < nc:
+                ki = _visit_key(ca[i], cb[i], cc[i], off, n, block)
+        else:
+            ta[w] = na[j]
+            tb[w] = nb[j]
+            tc[w] = ncc[j]
+            tz[w] = 0.0
+            j += 1
+            if j < k:
+                kj = _visit_key(na[j], nb[j], ncc[j], off, n, block)
+        w += 1
+    return ta, tb, tc, tz, w
+
+
+@numba.njit(cache=True)
+def localise(ta, tb, tc, nc, nvar):
+    """Compress the pairs the list uses.
+
+    Returns ``(used, la, lb, lc)``: the sorted global positions of the pairs that occur
+    in the first ``nc`` constraints, and those constraints in local positions (side
+    bits kept).
+    """
+    mark = np.zeros(nvar, dtype=np.int32)
+    for t in range(nc):
+        mark[ta[t]] = 1
+        mark[tb[t]] = 1
+        mark[tc[t] & _MASK] = 1
+    m = 0
+    for p in range(nvar):
+        if mark[p]:
+            mark[p] = m
+            m += 1
+        else:
+            mark[p] = -1
+    used = np.empty(m, dtype=np.int64)
+    for p in range(nvar):
+        if mark[p] >= 0:
+            used[mark[p]] = p
+    la = np.empty(nc, dtype=np.int32)
+    lb = np.empty(nc, dtype=np.int32)
+    lc = np.empty(nc, dtype=np.int32)
+    for t in range(nc):
+        la[t] = mark[ta[t]]
+        lb[t] = mark[tb[t]]
+        lc[t] = mark[tc[t] & _MASK] | (tc[t] & ~_MASK)
+    return used, la, lb, lc
+
+
+@numba.njit(cache=True)
+def globalise(used, la, lb, lc, nc):
+    """Inverse of :func:`localise` for the first ``nc`` constraints."""
+    ta = np.empty(nc, dtype=np.int32)
+    tb = np.empty(nc, dtype=np.int32)
+    tc = np.empty(nc, dtype=np.int32)
+    for t in range(nc):
+        ta[t] = used[la[t]]
+        tb[t] = used[lb[t]]
+        tc[t] = used[lc[t] & _MASK] | (lc[t] & ~_MASK)
+    return ta, tb, tc
+
+
+@numba.njit(fastmath=_FM, cache=True, boundscheck=False)
+def dense_project(x, winv, ta, tb, tc, tz, nc):
+    """One Hildreth pass over the first ``nc`` remembered triangle constraints.
+
+    Returns ``(vmax, smax)``: the largest violation met and the largest ``|dz|``.
+    """
+    vmax = 0.0
+    smax = 0.0
+    for t in range(nc):
+        ia = np.int64(ta[t])
+        ib = np.int64(tb[t])
+        cw = np.int64(tc[t])
+        ic = cw & _MASK
+        sd = cw >> 29
+        if sd == 0:
+            il, i1, i2 = ia, ib, ic
+        elif sd == 1:
+            il, i1, i2 = ib, ia, ic
+        else:
+            il, i1, i2 = ic, ia, ib
+        xl, x1, x2, zn, v, dz = _step(x[il], x[i1], x[i2], winv[il], winv[i1], winv[i2],
+                                      tz[t])
+        if v > vmax:
+            vmax = v
+        if dz != 0.0:
+            x[il] = xl
+            x[i1] = x1
+            x[i2] = x2
+            if abs(dz) > smax:
+                smax = abs(dz)
+        tz[t] = zn
+    return vmax, smax
+
+
+@numba.njit(cache=True)
+def dense_forget(ta, tb, tc, tz, nc):
+    """Drop the constraints whose dual is zero, in place, keeping the order; returns
+    the new count."""
+    w = 0
+    for t in range(nc):
+        if tz[t] > 0.0:
+            ta[w] = ta[t]
+            tb[w] = tb[t]
+            tc[w] = tc[t]
+            tz[w] = tz[t]
+            w += 1
+    return w
+
+
+@numba.njit(fastmath=_FM, cache=True, boundscheck=False)
+def _max_violation_rows(x, off, n, s2):
+    worst = 0.0
+    for s1 in range(1, n - s2):
+        a0 = off[s1]
+        b0 = off[s1 + s2]
+        c0 = off[s2] + s1
+        for q in range(n - s1 - s2):
+            xa = x[a0 + q]
+            xb = x[b0 + q]
+            xc = x[c0 + q]
+            v = max(abs(xb - xc) - xa, xa - xb - xc)
+            worst = v if v > worst else worst
+    return worst
+
+
+@numba.njit(parallel=True, cache=True)
+def dense_max_violation(x, n):
+    """Largest triangle-inequality violation of ``x`` (diagonal layout), read only.
+
+    Rows ``s2`` are split over the threads; the result does not depend on their number.
+    """
+    off = diagonal_offsets(n)
+    out = np.zeros(max(n, 1))
+    for s2 in numba.prange(1, n - 1):
+        out[s2] = _max_violation_rows(x, off, n, s2)
+    return max(out.max(), 0.0)
