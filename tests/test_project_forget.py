@@ -387,6 +387,11 @@ def test_edge_oracle_matches_numpy():
 def test_sparse_cc_matches_exact_lp(seed):
     prob = signed_problem(seed)
     ref = exact_sparse_lp(prob)
+    # the package's own exact references agree: cycles added lazily, and the dense embedding
+    for method in ("highs-lazy", "highs"):
+        exact = metricopt.solve(prob, method=method)
+        assert exact.status == Status.OPTIMAL
+        assert exact.fun == pytest.approx(ref, rel=1e-7, abs=1e-9)
     res = metricopt.solve(prob, method="project-forget", gamma=1000.0, tol=1e-7, gap_tol=1e-8,
                           max_iter=5000)
     assert res.status == Status.OPTIMAL
