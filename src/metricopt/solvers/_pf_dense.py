@@ -33,6 +33,7 @@ import numba
 import numpy as np
 
 from .. import _config
+from ._dykstra_kernels import diagonal_offsets
 
 __all__ = ["MAX_POSITION", "BYTES_PER_CONSTRAINT", "diagonal_offsets", "scan_rows",
            "dense_detect", "dense_merge", "dense_project", "dense_forget", "localise",
@@ -55,17 +56,6 @@ def _step(xl, xr1, xr2, wl, wr1, wr2, zo):
         zn = 0.0
     dz = zn - zo
     return xl - dz * wl, xr1 + dz * wr1, xr2 + dz * wr2, zn, v, dz
-
-
-@numba.njit(cache=True)
-def diagonal_offsets(n):
-    """``off[s]``: pair ``(i, i+s)`` is at ``off[s] + i`` (the Dykstra kernels' layout)."""
-    off = np.zeros(max(n, 1), dtype=np.int64)
-    acc = 0
-    for s in range(1, n):
-        off[s] = acc
-        acc += n - s
-    return off
 
 
 def scan_rows(n, block, threads):
