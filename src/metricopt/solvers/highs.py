@@ -250,18 +250,6 @@ class _Model:
         return self.total_iterations
 
 
-def _cheap_violation(problem, x):
-    """Largest bound and sum-row violation of ``x`` (the metric rows excluded)."""
-    worst = 0.0
-    if x.size:
-        if np.isfinite(problem.lower):
-            worst = max(worst, float(np.max(problem.lower - x)))
-        if np.isfinite(problem.upper):
-            worst = max(worst, float(np.max(x - problem.upper)))
-    if problem.sum_value is not None:
-        worst = max(worst, abs(float(x.sum()) - problem.sum_value))
-    return worst
-
 
 def _record(iteration, start, value, gap, max_violation, active, added):
     return dict(iteration=int(iteration), seconds=time.perf_counter() - start, primal=value, dual=value,
@@ -540,7 +528,7 @@ class HighsLazySolver(Solver):
             x = np.ascontiguousarray(z[:n_x])
             best_x, best_value = x, value
             blocks, max_violation = separator.separate(x)
-            max_violation = max(max_violation, _cheap_violation(problem, x))
+            max_violation = max(max_violation, problem.bound_violation(x))
             converged = max_violation <= tol
             added = 0 if converged else sum(b.n_rows for b in blocks)
             if not converged and opts["max_iter"] is not None and rounds >= opts["max_iter"]:

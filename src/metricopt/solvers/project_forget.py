@@ -231,7 +231,7 @@ def _full_violation(problem, st):
         from ._pf_dense import dense_max_violation
 
         return max(float(dense_max_violation(st["x"], problem.n)),
-                   _bound_violation(problem, st["x"]))
+                   problem.bound_violation(st["x"]))
     return max(float(problem.max_violation(st["x"])), 0.0)
 
 
@@ -288,17 +288,6 @@ def _objectives(st, active, with_neg_bty=False):
 def _rel_gap(primal, dual):
     return abs(primal - dual) / max(abs(primal), abs(dual), 1e-300)
 
-
-def _bound_violation(problem, x):
-    worst = 0.0
-    if x.size:
-        if np.isfinite(problem.lower):
-            worst = max(worst, float(np.max(problem.lower - x)))
-        if np.isfinite(problem.upper):
-            worst = max(worst, float(np.max(x - problem.upper)))
-    if problem.sum_value is not None:
-        worst = max(worst, abs(float(x.sum()) - problem.sum_value))
-    return worst
 
 
 def _l1_box(problem, st):
@@ -892,12 +881,12 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
             if oracle is not None:
                 off, mem, kind, worst = oracle(st["x"])
                 found = off.shape[0] - 1
-                viol = max(worst, _bound_violation(problem, st["x"]))
+                viol = max(worst, problem.bound_violation(st["x"]))
                 full = True
             else:
                 active, worst, found = scanner(st["x"], active)
                 full = True
-                viol = max(worst, _bound_violation(problem, st["x"]))
+                viol = max(worst, problem.bound_violation(st["x"]))
             scan_s = time.perf_counter() - t0
             primal, dual = _objectives(st, active)
             gap = _rel_gap(primal, dual)
