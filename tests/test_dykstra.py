@@ -136,6 +136,45 @@ def test_edge_kernels_match_reference():
         np.testing.assert_allclose(zw, zwr, atol=1e-12)
 
 
+@pytest.mark.parametrize("n", [3, 4, 9, 23, 40])
+def test_dense_duals_and_chunked_passes_match_sparse_kernel(n):
+    # the dense-dual kernel (vectorised rows) and a pass cut into parts of 7 rows give the
+    # sparse kernel's iterates bit for bit; the dual conversions are inverse to each other
+    rng = np.random.default_rng(100 + n)
+    npair = n_pairs(n)
+    x0 = rng.choice([0.0, 1.0, 0.5, 3.0], size=npair) + rng.random(npair) * 0.1
+    winv = 1.0 / rng.choice([1.0, 1e-3, 1e3, 2.0], size=npair)
+    block = 4
+    xs, xd, xc = x0.copy(), x0.copy(), x0.copy()
+    z = np.zeros(3 * (n * (n - 1) * (n - 2) // 6))
+    pos, val = np.empty(0, np.int64), np.empty(0)
+    cpos, cval = pos, val
+    for _ in range(5):
+        p, v, c, vmax, _ = K.triangle_pass_diagonal(xs, winv, n, block, pos, val,
+                                                    np.empty(1, np.int64), np.empty(1))
+        pos, val = p[:c].copy(), v[:c].copy()
+        vsum, _, nnz = K.triangle_pass_dense(xd, winv, n, block, z)
+        assert nnz == c
+        assert vsum >= vmax - 1e-12
+        state, acc = np.zeros(6, np.int64), np.zeros(2)
+        nb, nv, parts = np.empty(1, np.int64), np.empty(1), 0
+        while True:
+            nb, nv, done = K.triangle_rows_diagonal(xc, winv, n, block, cpos, cval, nb, nv,
+                                                    state, acc, 7)
+            parts += 1
+            if done:
+                break
+        assert parts >= (n - 1) * (n - 2) // 2 // 7
+        cpos, cval = nb[:state[5]].copy(), nv[:state[5]].copy()
+        np.testing.assert_array_equal(xd, xs)
+        np.testing.assert_array_equal(xc, xs)
+        np.testing.assert_array_equal(cpos, pos)
+        dpos, dval = K.dense_to_sparse_duals(z, n, block)
+        np.testing.assert_array_equal(dpos, pos)
+        np.testing.assert_array_equal(dval, val)
+        np.testing.assert_array_equal(K.sparse_to_dense_duals(pos, val, n, block), z)
+
+
 def test_packed_to_diagonal_index_is_a_permutation():
     n = 11
     idx = K.packed_to_diagonal_index(n)
@@ -297,6 +336,30 @@ def test_resume_reaches_same_answer(tmp_path, karate, order):
     np.testing.assert_array_equal(res["x"], ref["x"])
 
 
+@pytest.mark.parametrize("first,second", [("dense", "sparse"), ("sparse", "dense")])
+def test_dense_and_sparse_duals_agree_and_resume_across(tmp_path, karate, first, second):
+    problem = build_problem("sc", karate)
+    ref = solve_dykstra(problem, duals=second, round_digits=())
+    other = solve_dykstra(problem, duals=first, round_digits=())
+    assert other["nit"] == ref["nit"]
+    np.testing.assert_array_equal(other["x"], ref["x"])
+    path = str(tmp_path / "state.npz")
+    with pytest.warns(Warning):
+        solve_dykstra(problem, duals=first, max_iter=25, checkpoint=path, round_digits=())
+    res = solve_dykstra(problem, duals=second, resume=path, round_digits=())
+    assert res["nit"] == ref["nit"]
+    np.testing.assert_array_equal(res["x"], ref["x"])
+
+
+def test_interleaved_sum_steps_converge_to_the_same_lp(karate):
+    problem = build_problem("sc", karate)
+    a = solve_dykstra(problem, interleave=1, tol=1e-8, round_digits=())
+    b = solve_dykstra(problem, interleave=64, tol=1e-8, round_digits=())
+    assert a["status"] == b["status"] == Status.OPTIMAL
+    assert abs(a["fun"] - b["fun"]) <= 2e-4 * abs(a["fun"])
+    assert b["nit"] < a["nit"]
+
+
 def test_keyboard_interrupt_writes_checkpoint(tmp_path, karate):
     problem = build_problem("cc", karate)
     path = str(tmp_path / "ck.npz")
@@ -336,6 +399,16 @@ def test_sparse_problems_are_refused():
 
 
 def test_bad_option_raises(karate):
+    problem = build_problem("sc", karate)
+    with pytest.raises(Exception, match="duals"):
+        solve_dykstra(problem, duals="packed")
+    with pytest.raises(Exception, match="interleave"):
+        solve_dykstra(problem, interleave=0)
+    with pytest.raises(Exception, match="order='diagonal'"):
+        solve_dykstra(problem, duals="dense", order="lexicographic")
+
+
+def test_bad_option_raises_generic(karate):
     problem = build_problem("sc", karate)
     with pytest.raises(ValueError):
         solve_dykstra(problem, order="random")

@@ -5,7 +5,8 @@ Kernels read their fast-math flags from :data:`FASTMATH`, a named set that leave
 Call :func:`reset` to restore every default.
 """
 
-__all__ = ["FASTMATH", "DYKSTRA_BLOCK", "DYKSTRA_MIN_WEIGHT", "DYKSTRA_STALL_STEP", "reset"]
+__all__ = ["FASTMATH", "DYKSTRA_BLOCK", "DYKSTRA_MIN_WEIGHT", "DYKSTRA_STALL_STEP",
+           "DYKSTRA_DENSE_DUAL_BYTES", "reset"]
 
 _DEFAULTS = {
     # LLVM fast-math flags for kernels: no `nnan`/`ninf`, so `x != x` and isinf stay honest.
@@ -18,12 +19,16 @@ _DEFAULTS = {
     # A pass whose largest change of any variable is below this (relative to max |x|)
     # counts as no progress: the run is reported as stalled.
     "DYKSTRA_STALL_STEP": 1e-15,
+    # Largest dense triangle-dual array (24 bytes per triplet) the dykstra backend picks
+    # on its own (duals="auto"); 1 GiB is n = 640.
+    "DYKSTRA_DENSE_DUAL_BYTES": 2**30,
 }
 
 FASTMATH = _DEFAULTS["FASTMATH"]
 DYKSTRA_BLOCK = _DEFAULTS["DYKSTRA_BLOCK"]
 DYKSTRA_MIN_WEIGHT = _DEFAULTS["DYKSTRA_MIN_WEIGHT"]
 DYKSTRA_STALL_STEP = _DEFAULTS["DYKSTRA_STALL_STEP"]
+DYKSTRA_DENSE_DUAL_BYTES = _DEFAULTS["DYKSTRA_DENSE_DUAL_BYTES"]
 
 
 def reset():

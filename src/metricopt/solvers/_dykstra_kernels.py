@@ -43,6 +43,11 @@ __all__ = [
     "diagonal_offsets",
     "packed_to_diagonal_index",
     "triangle_pass_diagonal",
+    "triangle_rows_diagonal",
+    "triangle_pass_dense",
+    "triangle_rows_dense",
+    "dense_to_sparse_duals",
+    "sparse_to_dense_duals",
     "triangle_pass_lexicographic",
     "packed_row_offsets",
     "triangle_violation_exceeds",
@@ -230,10 +235,10 @@ def _row(x, winv, a0, da, b0, c0, length, trow, cur_pos, cur_val, ncur, cursor, 
 
 @numba.njit(fastmath=_FM, cache=True, boundscheck=False)
 def _diagonal_core(x, winv, off, n, block, cur_pos, cur_val, ncur, nxt_pos, nxt_val, state,
-                   acc):
+                   acc, max_rows):
     """Resumable diagonal-order pass; stops (returns False) before a row that might not
-    fit into ``nxt_pos``. ``state`` = (sb, s2, s1, cursor, t3, count), ``acc`` =
-    (vmax, smax); both are read on entry and written on exit."""
+    fit into ``nxt_pos`` or after ``max_rows`` rows. ``state`` = (sb, s2, s1, cursor, t3,
+    count), ``acc`` = (vmax, smax); both are read on entry and written on exit."""
     sb = state[0]
     s2 = state[1]
     s1 = state[2]
@@ -245,14 +250,16 @@ def _diagonal_core(x, winv, off, n, block, cur_pos, cur_val, ncur, nxt_pos, nxt_
     cap = nxt_pos.shape[0]
     nextp = cur_pos[cursor] if cursor < ncur else _BIG
     done = True
+    rows = 0
     while sb < n - 1:
         while s2 < n - 1:
             top = min(sb + block, n - s2)
             while s1 < top:
                 length = n - s1 - s2
-                if count + 3 * length > cap:
+                if count + 3 * length > cap or rows >= max_rows:
                     done = False
                     break
+                rows += 1
                 cursor, nextp, count, vmax, smax = _row(
                     x, winv, off[s1], 1, off[s1 + s2], off[s2] + s1, length, t3, cur_pos,
                     cur_val, ncur, cursor, nextp, nxt_pos, nxt_val, count, vmax, smax)
@@ -358,16 +365,64 @@ def triangle_pass_diagonal(x, winv, n, block, cur_pos, cur_val, nxt_pos, nxt_val
     smax : float
         Largest dual change ``|dz|`` (0 when the pass changed nothing).
     """
-    off = diagonal_offsets(n)
     state = np.zeros(6, dtype=np.int64)
-    state[0] = 1
-    state[1] = 1
-    state[2] = 1
     acc = np.zeros(2)
-    while not _diagonal_core(x, winv, off, n, block, cur_pos, cur_val, cur_pos.shape[0],
-                             nxt_pos, nxt_val, state, acc):
-        nxt_pos, nxt_val = _grow(nxt_pos, nxt_val, state[5], 3 * n + 1024)
+    nxt_pos, nxt_val, _ = triangle_rows_diagonal(x, winv, n, block, cur_pos, cur_val, nxt_pos,
+                                                 nxt_val, state, acc, _BIG)
     return nxt_pos, nxt_val, state[5], acc[0], acc[1]
+
+
+@numba.njit(cache=True)
+def triangle_rows_diagonal(x, winv, n, block, cur_pos, cur_val, nxt_pos, nxt_val, state, acc,
+                           max_rows):
+    """Up to ``max_rows`` rows of a diagonal-order pass (a pass has ``(n-1)(n-2)/2`` rows,
+    one per triplet shape ``(s1, s2)``), resuming at ``state``.
+
+    ``state`` (int64, length 6; all zeros at the start of a pass) and ``acc`` (float64,
+    length 2: ``vmax, smax``) carry the position and the running maxima between calls;
+    ``state[5]`` is the number of duals written to ``nxt_pos/nxt_val`` so far. Lets the
+    driver revisit other constraints between parts of a pass (see
+    :func:`metricopt.solvers.dykstra.solve_dykstra`, ``interleave``).
+
+    Returns
+    -------
+    nxt_pos, nxt_val : ndarray
+        Possibly reallocated.
+    done : bool
+        True when the pass is complete.
+    """
+    if state[0] == 0:
+        state[0] = 1
+        state[1] = 1
+        state[2] = 1
+    off = diagonal_offsets(n)
+    left = max_rows
+    while True:
+        before = _rows_done(state, n, block)
+        if _diagonal_core(x, winv, off, n, block, cur_pos, cur_val, cur_pos.shape[0], nxt_pos,
+                          nxt_val, state, acc, left):
+            return nxt_pos, nxt_val, True
+        left -= _rows_done(state, n, block) - before
+        if left <= 0:
+            return nxt_pos, nxt_val, False
+        nxt_pos, nxt_val = _grow(nxt_pos, nxt_val, state[5], 3 * n + 1024)
+
+
+@numba.njit(cache=True)
+def _rows_done(state, n, block):
+    """Rows of the diagonal order before position ``state = (sb, s2, s1, ...)``."""
+    sb, s2, s1 = state[0], state[1], state[2]
+    rows = 0
+    b = 1
+    while b < sb:  # complete s1-blocks
+        for t in range(1, n - 1):
+            rows += max(0, min(b + block, n - t) - b)
+        b += block
+    if sb < n - 1:
+        for t in range(1, s2):
+            rows += max(0, min(sb + block, n - t) - sb)
+        rows += max(0, s1 - sb)
+    return rows
 
 
 @numba.njit(cache=True)
@@ -386,6 +441,202 @@ def triangle_pass_lexicographic(x, winv, n, block, cur_pos, cur_val, nxt_pos, nx
                                   nxt_val, state, acc):
         nxt_pos, nxt_val = _grow(nxt_pos, nxt_val, state[5], 3 * n + 1024)
     return nxt_pos, nxt_val, state[5], acc[0], acc[1]
+
+
+# ------------------------------------------------------------ dense dual storage
+# With every triangle dual stored (3 C(n,3) float64, row by row in the diagonal order:
+# the z0, z1, z2 of a row's triplets as three contiguous runs), a row is a branch-free
+# loop over three contiguous pair streams that LLVM vectorises. Two conditions keep it
+# vectorisable: no Python-style division check (``error_model="numpy"``; the divisor
+# ``wa + wb + wc`` is positive) and sum reductions instead of max reductions. Streams
+# that overlap (shapes with s1 = s2 < vector width) take LLVM's scalar fallback after
+# its run-time alias check, so the iterates equal those of the sparse kernel exactly.
+
+
+@numba.njit(inline="always", fastmath=_FM, error_model="numpy")
+def _step3_sums(xa, xb, xc, wa, wb, wc, z0, z1, z2):
+    """:func:`_step3` returning the sum of positive violations met and of ``|dz|``."""
+    qinv = 1.0 / (wa + wb + wc)
+    v0 = xa - xb - xc
+    zn = z0 + v0 * qinv
+    zn = zn if zn > 0.0 else 0.0
+    d0 = zn - z0
+    xa -= d0 * wa
+    xb += d0 * wb
+    xc += d0 * wc
+    z0 = zn
+    v1 = xb - xa - xc
+    zn = z1 + v1 * qinv
+    zn = zn if zn > 0.0 else 0.0
+    d1 = zn - z1
+    xb -= d1 * wb
+    xa += d1 * wa
+    xc += d1 * wc
+    z1 = zn
+    v2 = xc - xa - xb
+    zn = z2 + v2 * qinv
+    zn = zn if zn > 0.0 else 0.0
+    d2 = zn - z2
+    xc -= d2 * wc
+    xa += d2 * wa
+    xb += d2 * wb
+    z2 = zn
+    v = (v0 if v0 > 0.0 else 0.0) + (v1 if v1 > 0.0 else 0.0) + (v2 if v2 > 0.0 else 0.0)
+    nz = (1.0 if z0 > 0.0 else 0.0) + (1.0 if z1 > 0.0 else 0.0) + (1.0 if z2 > 0.0 else 0.0)
+    return xa, xb, xc, z0, z1, z2, v, abs(d0) + abs(d1) + abs(d2), nz
+
+
+@numba.njit(inline="always", fastmath=_FM, boundscheck=False, error_model="numpy")
+def _row_dense(xa_, xb_, xc_, wa_, wb_, wc_, z0_, z1_, z2_, length):
+    """One row with stored duals; each argument is a view of one contiguous stream."""
+    vsum = 0.0
+    dsum = 0.0
+    nzs = 0.0
+    for g in range(length):
+        xa, xb, xc, z0, z1, z2, v, d, nz = _step3_sums(
+            xa_[g], xb_[g], xc_[g], wa_[g], wb_[g], wc_[g], z0_[g], z1_[g], z2_[g])
+        xa_[g] = xa
+        xb_[g] = xb
+        xc_[g] = xc
+        z0_[g] = z0
+        z1_[g] = z1
+        z2_[g] = z2
+        vsum += v
+        dsum += d
+        nzs += nz
+    return vsum, dsum, nzs
+
+
+@numba.njit(fastmath=_FM, cache=True, boundscheck=False, error_model="numpy")
+def triangle_rows_dense(x, winv, n, block, z, state, acc, max_rows):
+    """Up to ``max_rows`` rows of a diagonal-order pass with dense dual storage.
+
+    Same order and iterates as :func:`triangle_rows_diagonal`; the duals of all
+    ``3 C(n,3)`` triangle constraints live in ``z`` (row by row: the row's ``z0``, then
+    its ``z1``, then its ``z2``). ``state`` = (sb, s2, s1, t3) (int64, zeros at the start
+    of a pass), ``acc`` = (sum of positive violations met, sum of ``|dz|``, number of
+    nonzero duals), all carried between calls. The sums bound the largest violation and
+    dual change from above.
+
+    Returns
+    -------
+    done : bool
+        True when the pass is complete.
+    """
+    if state[0] == 0:
+        state[0] = 1
+        state[1] = 1
+        state[2] = 1
+    off = diagonal_offsets(n)
+    sb = state[0]
+    s2 = state[1]
+    s1 = state[2]
+    t3 = state[3]
+    vsum = acc[0]
+    dsum = acc[1]
+    nzs = acc[2]
+    rows = 0
+    done = True
+    while sb < n - 1:
+        while s2 < n - 1:
+            top = min(sb + block, n - s2)
+            while s1 < top:
+                if rows >= max_rows:
+                    done = False
+                    break
+                rows += 1
+                m = n - s1 - s2
+                a0 = off[s1]
+                b0 = off[s1 + s2]
+                c0 = off[s2] + s1
+                v, d, nz = _row_dense(x[a0:a0 + m], x[b0:b0 + m], x[c0:c0 + m], winv[a0:a0 + m],
+                                  winv[b0:b0 + m], winv[c0:c0 + m], z[t3:t3 + m],
+                                  z[t3 + m:t3 + 2 * m], z[t3 + 2 * m:t3 + 3 * m], m)
+                vsum += v
+                dsum += d
+                nzs += nz
+                t3 += 3 * m
+                s1 += 1
+            if not done:
+                break
+            s2 += 1
+            s1 = sb
+        if not done:
+            break
+        sb += block
+        s2 = 1
+        s1 = sb
+    state[0] = sb
+    state[1] = s2
+    state[2] = s1
+    state[3] = t3
+    acc[0] = vsum
+    acc[1] = dsum
+    acc[2] = nzs
+    return done
+
+
+@numba.njit(cache=True)
+def triangle_pass_dense(x, winv, n, block, z):
+    """One diagonal-order pass with dense dual storage; returns ``(vsum, dsum, nnz)``
+    (see :func:`triangle_rows_dense`)."""
+    state = np.zeros(4, dtype=np.int64)
+    acc = np.zeros(3)
+    triangle_rows_dense(x, winv, n, block, z, state, acc, _BIG)
+    return acc[0], acc[1], int(acc[2])
+
+
+@numba.njit(cache=True)
+def dense_to_sparse_duals(z, n, block):
+    """The nonzero entries of dense duals ``z`` as ``(pos, val)`` in the sparse kernels'
+    convention (position ``3 t + c`` for constraint ``c`` of the ``t``-th triplet)."""
+    count = 0
+    for i in range(z.shape[0]):
+        count += z[i] != 0.0
+    pos = np.empty(count, dtype=np.int64)
+    val = np.empty(count)
+    k = 0
+    t3 = 0
+    t = 0
+    sb = 1
+    while sb < n - 1:
+        for s2 in range(1, n - 1):
+            for s1 in range(sb, min(sb + block, n - s2)):
+                m = n - s1 - s2
+                for g in range(m):
+                    for c in range(3):
+                        v = z[t3 + c * m + g]
+                        if v != 0.0:
+                            pos[k] = 3 * (t + g) + c
+                            val[k] = v
+                            k += 1
+                t3 += 3 * m
+                t += m
+        sb += block
+    return pos, val
+
+
+@numba.njit(cache=True)
+def sparse_to_dense_duals(pos, val, n, block):
+    """Inverse of :func:`dense_to_sparse_duals`."""
+    total = n * (n - 1) * (n - 2) // 2
+    z = np.zeros(max(total, 0))
+    k = 0
+    t3 = 0
+    t = 0
+    sb = 1
+    while sb < n - 1:
+        for s2 in range(1, n - 1):
+            for s1 in range(sb, min(sb + block, n - s2)):
+                m = n - s1 - s2
+                while k < pos.shape[0] and pos[k] < 3 * (t + m):
+                    q = pos[k] // 3 - t
+                    z[t3 + (pos[k] % 3) * m + q] = val[k]
+                    k += 1
+                t3 += 3 * m
+                t += m
+        sb += block
+    return z
 
 
 @numba.njit(fastmath=_FM, cache=True, boundscheck=False)
