@@ -339,14 +339,41 @@ def test_resume_reaches_same_answer(tmp_path, karate, order):
 @pytest.mark.parametrize("first,second", [("dense", "sparse"), ("sparse", "dense")])
 def test_dense_and_sparse_duals_agree_and_resume_across(tmp_path, karate, first, second):
     problem = build_problem("sc", karate)
-    ref = solve_dykstra(problem, duals=second, round_digits=())
-    other = solve_dykstra(problem, duals=first, round_digits=())
+    opts = dict(round_digits=(), extrapolate=False)
+    ref = solve_dykstra(problem, duals=second, **opts)
+    other = solve_dykstra(problem, duals=first, **opts)
     assert other["nit"] == ref["nit"]
     np.testing.assert_array_equal(other["x"], ref["x"])
     path = str(tmp_path / "state.npz")
     with pytest.warns(Warning):
-        solve_dykstra(problem, duals=first, max_iter=25, checkpoint=path, round_digits=())
-    res = solve_dykstra(problem, duals=second, resume=path, round_digits=())
+        solve_dykstra(problem, duals=first, max_iter=25, checkpoint=path, **opts)
+    res = solve_dykstra(problem, duals=second, resume=path, **opts)
+    assert res["nit"] == ref["nit"]
+    np.testing.assert_array_equal(res["x"], ref["x"])
+
+
+@pytest.mark.parametrize("kind,params", [("sc", {}), ("cc", {}), ("mn", {"p": 2})])
+def test_extrapolation_keeps_the_answer_and_saves_passes(karate, kind, params):
+    problem = build_problem(kind, karate, **params)
+    tol = 1e-8 if kind == "sc" else 1e-6
+    plain = solve_dykstra(problem, extrapolate=False, tol=tol, round_digits=())
+    fast = solve_dykstra(problem, extrapolate=True, tol=tol, round_digits=())
+    assert plain["status"] == fast["status"] == Status.OPTIMAL
+    assert fast["max_violation"] <= tol
+    assert abs(fast["fun"] - plain["fun"]) <= 3e-4 * max(1.0, abs(plain["fun"]))
+    assert fast["nit"] <= plain["nit"]
+    # every recorded dual value is a true dual value: never above the primal optimum
+    assert max(h["dual"] for h in fast["history"]) <= fast["qp_primal"] + 1e-9 * abs(
+        fast["qp_primal"]) + 1e-12
+
+
+def test_resume_with_extrapolation_is_exact(tmp_path, karate):
+    problem = build_problem("sc", karate)
+    ref = solve_dykstra(problem, extrapolate=True, round_digits=())
+    path = str(tmp_path / "state.npz")
+    with pytest.warns(Warning):
+        solve_dykstra(problem, extrapolate=True, max_iter=23, checkpoint=path, round_digits=())
+    res = solve_dykstra(problem, extrapolate=True, resume=path, round_digits=())
     assert res["nit"] == ref["nit"]
     np.testing.assert_array_equal(res["x"], ref["x"])
 
@@ -406,6 +433,10 @@ def test_bad_option_raises(karate):
         solve_dykstra(problem, interleave=0)
     with pytest.raises(Exception, match="order='diagonal'"):
         solve_dykstra(problem, duals="dense", order="lexicographic")
+    with pytest.raises(Exception, match="extrapolate"):
+        solve_dykstra(problem, duals="sparse", extrapolate=True)
+    with pytest.raises(Exception, match="extrapolate"):
+        solve_dykstra(problem, extrapolate="yes")
 
 
 def test_bad_option_raises_generic(karate):

@@ -6,7 +6,8 @@ Call :func:`reset` to restore every default.
 """
 
 __all__ = ["FASTMATH", "DYKSTRA_BLOCK", "DYKSTRA_MIN_WEIGHT", "DYKSTRA_STALL_STEP",
-           "DYKSTRA_DENSE_DUAL_BYTES", "reset"]
+           "DYKSTRA_DENSE_DUAL_BYTES", "DYKSTRA_EXTRAPOLATE_EVERY", "DYKSTRA_EXTRAPOLATE_START",
+           "DYKSTRA_EXTRAPOLATE_MIN", "DYKSTRA_EXTRAPOLATE_MAX", "reset"]
 
 _DEFAULTS = {
     # LLVM fast-math flags for kernels: no `nnan`/`ninf`, so `x != x` and isinf stay honest.
@@ -19,9 +20,16 @@ _DEFAULTS = {
     # A pass whose largest change of any variable is below this (relative to max |x|)
     # counts as no progress: the run is reported as stalled.
     "DYKSTRA_STALL_STEP": 1e-15,
-    # Largest dense triangle-dual array (24 bytes per triplet) the dykstra backend picks
-    # on its own (duals="auto"); 1 GiB is n = 640.
-    "DYKSTRA_DENSE_DUAL_BYTES": 2**30,
+    # Largest dense triangle-dual storage the dykstra backend picks on its own
+    # (duals="auto"): 24 bytes per triplet, 48 with the extrapolation's reference copy;
+    # 2 GiB is n = 640 with extrapolation.
+    "DYKSTRA_DENSE_DUAL_BYTES": 2 * 2**30,
+    # Dual extrapolation of the dykstra backend: passes between attempts, first step
+    # factor beta and its range (doubled after a kept move, divided by 4 otherwise).
+    "DYKSTRA_EXTRAPOLATE_EVERY": 5,
+    "DYKSTRA_EXTRAPOLATE_START": 2.0,
+    "DYKSTRA_EXTRAPOLATE_MIN": 0.5,
+    "DYKSTRA_EXTRAPOLATE_MAX": 256.0,
 }
 
 FASTMATH = _DEFAULTS["FASTMATH"]
@@ -29,6 +37,10 @@ DYKSTRA_BLOCK = _DEFAULTS["DYKSTRA_BLOCK"]
 DYKSTRA_MIN_WEIGHT = _DEFAULTS["DYKSTRA_MIN_WEIGHT"]
 DYKSTRA_STALL_STEP = _DEFAULTS["DYKSTRA_STALL_STEP"]
 DYKSTRA_DENSE_DUAL_BYTES = _DEFAULTS["DYKSTRA_DENSE_DUAL_BYTES"]
+DYKSTRA_EXTRAPOLATE_EVERY = _DEFAULTS["DYKSTRA_EXTRAPOLATE_EVERY"]
+DYKSTRA_EXTRAPOLATE_START = _DEFAULTS["DYKSTRA_EXTRAPOLATE_START"]
+DYKSTRA_EXTRAPOLATE_MIN = _DEFAULTS["DYKSTRA_EXTRAPOLATE_MIN"]
+DYKSTRA_EXTRAPOLATE_MAX = _DEFAULTS["DYKSTRA_EXTRAPOLATE_MAX"]
 
 
 def reset():

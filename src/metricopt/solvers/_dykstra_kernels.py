@@ -47,6 +47,7 @@ __all__ = [
     "triangle_pass_dense",
     "triangle_rows_dense",
     "dense_to_sparse_duals",
+    "extrapolate_dense_duals",
     "sparse_to_dense_duals",
     "triangle_pass_lexicographic",
     "packed_row_offsets",
@@ -584,6 +585,61 @@ def triangle_pass_dense(x, winv, n, block, z):
     acc = np.zeros(3)
     triangle_rows_dense(x, winv, n, block, z, state, acc, _BIG)
     return acc[0], acc[1], int(acc[2])
+
+
+@numba.njit(inline="always", fastmath=_FM, boundscheck=False, error_model="numpy")
+def _extrapolate_row(xa_, xb_, xc_, wa_, wb_, wc_, z0_, z1_, z2_, r0_, r1_, r2_, beta,
+                     length):
+    for g in range(length):
+        o0 = z0_[g]
+        o1 = z1_[g]
+        o2 = z2_[g]
+        n0 = o0 + beta * (o0 - r0_[g])
+        n1 = o1 + beta * (o1 - r1_[g])
+        n2 = o2 + beta * (o2 - r2_[g])
+        n0 = n0 if n0 > 0.0 else 0.0
+        n1 = n1 if n1 > 0.0 else 0.0
+        n2 = n2 if n2 > 0.0 else 0.0
+        d0 = n0 - o0
+        d1 = n1 - o1
+        d2 = n2 - o2
+        xa_[g] -= wa_[g] * (d0 - d1 - d2)
+        xb_[g] -= wb_[g] * (d1 - d0 - d2)
+        xc_[g] -= wc_[g] * (d2 - d0 - d1)
+        r0_[g] = o0
+        r1_[g] = o1
+        r2_[g] = o2
+        z0_[g] = n0
+        z1_[g] = n1
+        z2_[g] = n2
+
+
+@numba.njit(fastmath=_FM, cache=True, boundscheck=False, error_model="numpy")
+def extrapolate_dense_duals(x, winv, n, block, z, zref, beta):
+    """Move dense triangle duals along their recent direction and keep ``x`` consistent.
+
+    ``z <- max(0, z + beta (z - zref))`` entrywise, ``zref <- z`` (the duals before the
+    move), and ``x <- x - W^{-1} A' (z_new - z_old)``, so that ``x = x0 - W^{-1} A' z``
+    still holds exactly for the moved duals (the Dykstra invariant). Layout as in
+    :func:`triangle_rows_dense`.
+    """
+    off = diagonal_offsets(n)
+    t3 = 0
+    sb = 1
+    while sb < n - 1:
+        for s2 in range(1, n - 1):
+            for s1 in range(sb, min(sb + block, n - s2)):
+                m = n - s1 - s2
+                a0 = off[s1]
+                b0 = off[s1 + s2]
+                c0 = off[s2] + s1
+                _extrapolate_row(x[a0:a0 + m], x[b0:b0 + m], x[c0:c0 + m], winv[a0:a0 + m],
+                                 winv[b0:b0 + m], winv[c0:c0 + m], z[t3:t3 + m],
+                                 z[t3 + m:t3 + 2 * m], z[t3 + 2 * m:t3 + 3 * m],
+                                 zref[t3:t3 + m], zref[t3 + m:t3 + 2 * m],
+                                 zref[t3 + 2 * m:t3 + 3 * m], beta, m)
+                t3 += 3 * m
+        sb += block
 
 
 @numba.njit(cache=True)

@@ -177,8 +177,9 @@ def _rel_gap(primal, dual):
     return abs(primal - dual) / max(abs(primal), abs(dual), 1e-300)
 
 
-def _dense_duals(duals, order, st):
-    """Whether the triangle duals are stored densely (see ``duals`` of solve_dykstra)."""
+def _dense_duals(duals, order, st, with_reference=True):
+    """Whether the triangle duals are stored densely (see ``duals`` of solve_dykstra);
+    ``with_reference``: a second copy is kept for the extrapolation."""
     from .._memory import available_memory
 
     if duals not in ("auto", "dense", "sparse"):
@@ -188,7 +189,7 @@ def _dense_duals(duals, order, st):
     if not st["dense"] or duals == "sparse":
         return False
     n = st["n"]
-    need = 24 * (n * (n - 1) * (n - 2) // 6)
+    need = (48 if with_reference else 24) * (n * (n - 1) * (n - 2) // 6)
     if duals == "dense":
         if order != "diagonal":
             raise InvalidParameterError(
@@ -286,10 +287,79 @@ def _one_pass(st, order, block, bufs, interleave=1):
     return bz, int(nnz), float(vmax), float(smax)
 
 
+def _constraint_bz(st):
+    """``b'z`` over the per-pair and sum constraints (triangles have ``b = 0``)."""
+    zp = st["z_pair"]
+    bz = 0.0
+    if st["f"] is not None:
+        bz += float(np.sum(st["delta"] * (zp[0] - zp[1])))
+    if st["has_lower"]:
+        bz -= st["lower"] * float(np.sum(zp[2]))
+    if st["has_upper"]:
+        bz += st["upper"] * float(np.sum(zp[3]))
+    if st["sum_value"] is not None:
+        bz += float(st["sum_value"]) * st["z_sum"]
+    return bz
+
+
+def _extrapolate(st, block, dual):
+    """Safeguarded extrapolation of all duals along their direction since the last call.
+
+    Hildreth's method is coordinate ascent on the dual ``D`` of the QP; on sparsest cut
+    it spends most passes in a phase where the duals drift steadily (the sum constraint's
+    dual grows by the same amount every pass). Every few passes the duals are moved to
+    ``z + beta (z - z_ref)`` (clipped at 0 where they must be nonnegative) and ``x`` with
+    them, so the invariant ``x = x0 - W^{-1} A' z`` of the iterates still holds. The move
+    is kept only if it increases ``D``; ``beta`` doubles after a kept move and shrinks
+    fourfold after a rejected one. Every reported iterate is therefore a genuine Dykstra
+    iterate with an exact dual value, and the stopping rule is unchanged.
+
+    Returns True when the move was kept.
+    """
+    from . import _dykstra_kernels as K
+
+    x, winv, f = st["x"], st["winv"], st["f"]
+    beta = st["ext_beta"]
+    x_old = x.copy()
+    f_old = None if f is None else f.copy()
+    zp_old = st["z_pair"].copy()
+    zs_old = st["z_sum"]
+    K.extrapolate_dense_duals(x, winv, st["n"], block, st["z_dense"], st["z_dense_ref"], beta)
+    zp = np.maximum(zp_old + beta * (zp_old - st["z_pair_ref"]), 0.0)
+    d = zp - zp_old
+    x -= winv * (d[0] - d[1] - d[2] + d[3])
+    if f is not None:
+        f += winv * (d[0] + d[1])
+    st["z_pair"][:] = zp
+    if st["sum_value"] is not None:
+        zs = zs_old + beta * (zs_old - st["z_sum_ref"])
+        x -= winv * (zs - zs_old)
+        st["z_sum"] = zs
+    _, new_dual, _ = _objectives(st, _constraint_bz(st))
+    if np.isfinite(new_dual) and new_dual > dual:
+        st["z_dense_ref"][:] = st["z_dense"]
+        st["z_pair_ref"] = st["z_pair"].copy()
+        st["z_sum_ref"] = st["z_sum"]
+        st["ext_beta"] = min(2.0 * beta, _config.DYKSTRA_EXTRAPOLATE_MAX)
+        return True
+    st["z_dense"][:] = st["z_dense_ref"]  # the kernel left the old duals there
+    x[:] = x_old
+    if f is not None:
+        f[:] = f_old
+    st["z_pair"][:] = zp_old
+    st["z_sum"] = zs_old
+    st["z_pair_ref"] = zp_old
+    st["z_sum_ref"] = zs_old
+    st["ext_beta"] = max(beta / 4.0, _config.DYKSTRA_EXTRAPOLATE_MIN)
+    return False
+
+
 def _dual_bytes(st, bufs):
     total = st["z_pair"].nbytes
     if st.get("z_dense") is not None:
         total += st["z_dense"].nbytes
+        if st.get("z_dense_ref") is not None:
+            total += st["z_dense_ref"].nbytes
     elif st["dense"] and "par_pos" in st:
         total += st["par_pos"].nbytes + st["par_val"].nbytes
         total += sum(b.nbytes for b in bufs[:2])
@@ -303,7 +373,7 @@ def _dual_bytes(st, bufs):
 
 # ---------------------------------------------------------------- checkpoint / resume
 _STATE_ARRAYS = ("x", "f", "z_pair", "tri_pos", "tri_val", "tri_start", "z_tri", "z_wed",
-                 "z_dense")
+                 "z_dense", "z_dense_ref", "z_pair_ref")
 
 
 def _write_checkpoint(path, st, counters, options):
@@ -315,6 +385,9 @@ def _write_checkpoint(path, st, counters, options):
         st["tri_start"] = np.r_[0, np.cumsum(cnt)].astype(np.int64)
     arrays = {k: st[k] for k in _STATE_ARRAYS if st.get(k) is not None}
     arrays["z_sum"] = np.array(st["z_sum"])
+    if st.get("z_dense_ref") is not None:
+        arrays["z_sum_ref"] = np.array(st["z_sum_ref"])
+        arrays["ext_beta"] = np.array(st["ext_beta"])
     meta = dict(counters)
     meta.update({f"opt_{k}": v for k, v in options.items()})
     arrays["meta_keys"] = np.array(list(meta), dtype=object)
@@ -343,10 +416,13 @@ def _read_checkpoint(path, st):
         for k in _STATE_ARRAYS:
             if k in data.files:
                 if st.get(k) is not None and st[k].shape != data[k].shape and k not in (
-                        "tri_pos", "tri_val", "tri_start", "z_dense"):
+                        "tri_pos", "tri_val", "tri_start", "z_dense", "z_dense_ref"):
                     raise InvalidParameterError(f"checkpoint {path!r} does not match this problem")
                 st[k] = np.ascontiguousarray(data[k])
         st["z_sum"] = float(data["z_sum"])
+        if "ext_beta" in data.files:
+            st["z_sum_ref"] = float(data["z_sum_ref"])
+            st["ext_beta"] = float(data["ext_beta"])
     return meta
 
 
@@ -381,7 +457,7 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
                   time_limit=None, order="diagonal", block=None, check_every=10,
                   round_digits=_DEFAULT_ROUND, threads=None, seed=None, max_memory=None,
                   callback=None, verbose=False, checkpoint=None, checkpoint_every=60.0,
-                  resume=None, duals="auto", interleave=None):
+                  resume=None, duals="auto", interleave=None, extrapolate=None):
     """Solve the quadratic regularisation of a metric LP by Dykstra's method.
 
     Parameters
@@ -448,6 +524,11 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
         cut is revisited (diagonal order only). Default 64 for problems with that
         constraint (it shortens the slow first phase: jazz 1360 -> 870 passes),
         else 1. Other orders always use 1.
+    extrapolate : bool or None
+        Every ``_config.DYKSTRA_EXTRAPOLATE_EVERY`` passes, move all duals along their
+        recent direction and keep the move only if the dual objective increases (see
+        :func:`_extrapolate`). Needs dense duals (and twice their memory); default: on
+        whenever the duals are dense. Sparsest cut on jazz: 870 -> about 450 passes.
 
     Returns
     -------
@@ -476,7 +557,16 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
     if block is None:
         block = _config.DYKSTRA_BLOCK if order != "parallel" else min(64, max(8, n // 8))
     block = int(block)
-    use_dense = _dense_duals(duals, order, st)
+    if extrapolate not in (None, True, False):
+        raise InvalidParameterError(
+            f"The 'extrapolate' parameter of solve_dykstra must be a bool or None. "
+            f"Got {extrapolate!r} instead.")
+    use_dense = _dense_duals(duals, order, st, extrapolate is not False)
+    if extrapolate and not use_dense:
+        raise InvalidParameterError(
+            "extrapolate=True needs dense triangle duals (duals='dense' or 'auto' on a "
+            "problem small enough for them)")
+    extrapolate = use_dense and extrapolate is not False
     if interleave is None:
         interleave = 64 if st["sum_value"] is not None else 1
     if not isinstance(interleave, (int, np.integer)) or isinstance(interleave, bool) \
@@ -526,11 +616,18 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
         if st.get("z_dense") is None:  # fresh, or a checkpoint of a sparse-dual run
             st["z_dense"] = K.sparse_to_dense_duals(st["tri_pos"], st["tri_val"], n, block)
         st["tri_pos"], st["tri_val"] = np.empty(0, dtype=np.int64), np.empty(0)
+        if not extrapolate:
+            st["z_dense_ref"] = None
+        elif st.get("z_dense_ref") is None or "ext_beta" not in st:
+            st["z_dense_ref"] = st["z_dense"].copy()
+            st["z_pair_ref"] = st["z_pair"].copy()
+            st["z_sum_ref"] = st["z_sum"]
+            st["ext_beta"] = _config.DYKSTRA_EXTRAPOLATE_START
     elif st.get("z_dense") is not None:  # checkpoint of a dense-dual run
         from . import _dykstra_kernels as K
 
         st["tri_pos"], st["tri_val"] = K.dense_to_sparse_duals(st["z_dense"], n, block)
-        st["z_dense"] = None
+        st["z_dense"] = st["z_dense_ref"] = st["z_pair_ref"] = None
     if st["dense"] and order != "parallel" and not use_dense:
         # current list lives in bufs[2:4] (views), the next one is written to bufs[0:2]
         bufs[2], bufs[3] = st["tri_pos"].copy(), st["tri_val"].copy()
@@ -597,6 +694,8 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
             if max_memory is not None and mem > max_memory:
                 status, message = Status.LIMIT, f"dual storage exceeds max_memory ({mem} bytes)"
                 break
+            if extrapolate and it % _config.DYKSTRA_EXTRAPOLATE_EVERY == 0:
+                _extrapolate(st, block, dual)
             if checkpoint is not None and time.perf_counter() - last_ckpt >= checkpoint_every:
                 _write_checkpoint(checkpoint, st, counters, options)
                 last_ckpt = time.perf_counter()
@@ -742,16 +841,16 @@ class DykstraSolver(Solver):
         return super().supports(problem)
 
     def estimate_memory(self, problem):
-        """Bytes of the pair arrays plus the triangle duals: dense ones (24 B per triplet)
-        when ``duals="auto"`` would pick them, else a typical sparse list (2% of
+        """Bytes of the pair arrays plus the triangle duals: dense ones and their
+        extrapolation reference (48 B per triplet) when ``duals="auto"`` would pick them, else a typical sparse list (2% of
         3 C(n,3), 16 B each, two lists)."""
         nvar = problem.n_variables
         base = 8 * 10 * nvar
         if problem.structure == "dense":
             n = problem.n
             triplets = n * (n - 1) * (n - 2) // 6
-            if 24 * triplets <= _config.DYKSTRA_DENSE_DUAL_BYTES:
-                return int(base + 24 * triplets)
+            if 48 * triplets <= _config.DYKSTRA_DENSE_DUAL_BYTES:
+                return int(base + 48 * triplets)
             return int(base + 2 * 16 * 0.02 * 3 * triplets)
         return int(base + 8 * (3 * len(problem.triangles) + len(problem.wedges)))
 
@@ -759,7 +858,7 @@ class DykstraSolver(Solver):
             time_limit=None, order="diagonal", block=None, check_every=10,
             round_digits=_DEFAULT_ROUND, threads=None, seed=None, max_memory=None,
             callback=None, verbose=False, checkpoint=None, checkpoint_every=60.0, resume=None,
-            duals="auto", interleave=None):
+            duals="auto", interleave=None, extrapolate=None):
         """Solve ``problem``; see :func:`solve_dykstra` for the options."""
         return solve_dykstra(
             problem, gamma=gamma, lam=lam, tol=tol, gap_tol=gap_tol, max_iter=max_iter,
@@ -767,7 +866,7 @@ class DykstraSolver(Solver):
             round_digits=round_digits, threads=threads, seed=seed, max_memory=max_memory,
             callback=callback, verbose=verbose, checkpoint=checkpoint,
             checkpoint_every=checkpoint_every, resume=resume, duals=duals,
-            interleave=interleave)
+            interleave=interleave, extrapolate=extrapolate)
 
     def cite(self):
         """Reference of the method."""
