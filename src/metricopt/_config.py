@@ -6,8 +6,9 @@ Call :func:`reset` to restore every default.
 """
 
 __all__ = ["FASTMATH", "DYKSTRA_BLOCK", "DYKSTRA_MIN_WEIGHT", "DYKSTRA_STALL_STEP",
-           "DYKSTRA_DENSE_DUAL_BYTES", "DYKSTRA_EXTRAPOLATE_EVERY", "DYKSTRA_EXTRAPOLATE_START",
-           "DYKSTRA_EXTRAPOLATE_MIN", "DYKSTRA_EXTRAPOLATE_MAX", "reset"]
+           "DYKSTRA_DENSE_DUAL_BYTES", "DYKSTRA_EXTRAPOLATE_EVERY",
+           "DYKSTRA_EXTRAPOLATE_START", "DYKSTRA_EXTRAPOLATE_MIN",
+           "DYKSTRA_EXTRAPOLATE_MAX", "reset"]
 
 _DEFAULTS = {
     # LLVM fast-math flags for kernels: no `nnan`/`ninf`, so `x != x` and isinf stay honest.
@@ -24,8 +25,8 @@ _DEFAULTS = {
     # (duals="auto"): 24 bytes per triplet, 48 with the extrapolation's reference copy;
     # 2 GiB is n = 640 with extrapolation.
     "DYKSTRA_DENSE_DUAL_BYTES": 2 * 2**30,
-    # Dual extrapolation of the dykstra backend: passes between attempts, first step
-    # factor beta and its range (doubled after a kept move, divided by 4 otherwise).
+    # Dual extrapolation of the dykstra backend: passes between attempts, and the first
+    # trust region and range of the step factor beta.
     "DYKSTRA_EXTRAPOLATE_EVERY": 5,
     "DYKSTRA_EXTRAPOLATE_START": 2.0,
     "DYKSTRA_EXTRAPOLATE_MIN": 0.5,
