@@ -8,7 +8,9 @@
  * Compiled by bench_dykstra.py with gcc -O3 -march=native; prints the mean ns per
  * triplet over passes 2..npass (wall clock and thread CPU time) and the fraction of nonzero
  * duals after the last pass.
- * usage: ref_kernel n npass [diagonal|lexicographic] [seed] */
+ * Mode "dense" is the dense-dual kernel (triangle_rows_dense): every dual stored, row by
+ * row as three contiguous runs z0, z1, z2, and a branch-free loop over each row.
+ * usage: ref_kernel n npass [diagonal|lexicographic|dense] [seed] */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,10 +119,48 @@ static void pass_lexicographic(double *x, const double *winv, const int64_t *r, 
     nxt->n = s.count;
 }
 
+/* one row of the dense-dual kernel: three contiguous pair streams and dual runs */
+static inline void row_dense(double *xa_, double *xb_, double *xc_, const double *wa_,
+                             const double *wb_, const double *wc_, double *z0_, double *z1_,
+                             double *z2_, int64_t len, double *vsum, double *dsum) {
+    double vs = 0.0, ds = 0.0;
+    for (int64_t g = 0; g < len; g++) {
+        double xa = xa_[g], xb = xb_[g], xc = xc_[g], wa = wa_[g], wb = wb_[g], wc = wc_[g];
+        double q = 1.0 / (wa + wb + wc), v0, v1, v2, zn, d0, d1, d2;
+        v0 = xa - xb - xc; zn = MAX(z0_[g] + v0 * q, 0.0); d0 = zn - z0_[g]; z0_[g] = zn;
+        xa -= d0 * wa; xb += d0 * wb; xc += d0 * wc;
+        v1 = xb - xa - xc; zn = MAX(z1_[g] + v1 * q, 0.0); d1 = zn - z1_[g]; z1_[g] = zn;
+        xb -= d1 * wb; xa += d1 * wa; xc += d1 * wc;
+        v2 = xc - xa - xb; zn = MAX(z2_[g] + v2 * q, 0.0); d2 = zn - z2_[g]; z2_[g] = zn;
+        xc -= d2 * wc; xa += d2 * wa; xb += d2 * wb;
+        xa_[g] = xa; xb_[g] = xb; xc_[g] = xc;
+        vs += MAX(v0, 0.0) + MAX(v1, 0.0) + MAX(v2, 0.0);
+        ds += (d0 < 0 ? -d0 : d0) + (d1 < 0 ? -d1 : d1) + (d2 < 0 ? -d2 : d2);
+    }
+    *vsum += vs; *dsum += ds;
+}
+
+static void pass_dense(double *x, const double *winv, const int64_t *off, int64_t n,
+                       int64_t block, double *z) {
+    int64_t t3 = 0;
+    double vs = 0.0, ds = 0.0;
+    for (int64_t sb = 1; sb < n - 1; sb += block)
+        for (int64_t s2 = 1; s2 < n - 1; s2++) {
+            int64_t top = sb + block < n - s2 ? sb + block : n - s2;
+            for (int64_t s1 = sb; s1 < top; s1++) {
+                int64_t m = n - s1 - s2, a0 = off[s1], b0 = off[s1 + s2], c0 = off[s2] + s1;
+                row_dense(x + a0, x + b0, x + c0, winv + a0, winv + b0, winv + c0, z + t3,
+                          z + t3 + m, z + t3 + 2 * m, m, &vs, &ds);
+                t3 += 3 * m;
+            }
+        }
+}
+
 int main(int argc, char **argv) {
     int64_t n = argc > 1 ? atoll(argv[1]) : 1000;
     int npass = argc > 2 ? atoi(argv[2]) : 5;
     int lex = argc > 3 && strcmp(argv[3], "lexicographic") == 0;
+    int dense = argc > 3 && strcmp(argv[3], "dense") == 0;
     rng += argc > 4 ? (uint64_t)atoll(argv[4]) : 0;
     int64_t N = n * (n - 1) / 2;
     double *x = malloc(N * sizeof(double)), *winv = malloc(N * sizeof(double));
@@ -130,19 +170,27 @@ int main(int argc, char **argv) {
     else
         for (int64_t s = 1, acc = 0; s < n; s++) { off[s] = acc; acc += n - s; }
     for (int64_t p = 0; p < N; p++) { x[p] = unif() < 0.1 ? 1.0 : 0.0; winv[p] = 1.0 / (0.5 + 1.5 * unif()); }
+    double *z = NULL;
+    if (dense) z = calloc((size_t)(n * (n - 1) * (n - 2) / 2), sizeof(double));
     list_t a = {0}, b = {0};
     list_t *cur = &a, *nxt = &b;
     double trip = (double)n * (n - 1) * (n - 2) / 6.0, total = 0.0, total_cpu = 0.0;
     for (int k = 1; k <= npass; k++) {
         double t0 = now(), c0 = cpu();
         if (lex) pass_lexicographic(x, winv, off, n, cur, nxt);
+        else if (dense) pass_dense(x, winv, off, n, 16, z);
         else pass_diagonal(x, winv, off, n, 16, cur, nxt);
         double dt = now() - t0, dc = cpu() - c0;
         if (k >= 2) { total += dt; total_cpu += dc; }
         list_t *t = cur; cur = nxt; nxt = t;
     }
     /* wall ns/triplet, thread CPU ns/triplet, nonzero dual fraction */
+    double nz = cur->n;
+    if (dense) {
+        nz = 0;
+        for (int64_t i = 0; i < n * (n - 1) * (n - 2) / 2; i++) nz += z[i] > 0.0;
+    }
     printf("%.4f %.4f %.5f\n", 1e9 * total / (trip * (npass - 1)), 1e9 * total_cpu / (trip * (npass - 1)),
-           cur->n / (3.0 * trip));
+           nz / (3.0 * trip));
     return 0;
 }
