@@ -155,7 +155,7 @@ def test_dense_duals_and_chunked_passes_match_sparse_kernel(n):
         pos, val = p[:c].copy(), v[:c].copy()
         vsum, _, nnz = K.triangle_pass_dense(xd, winv, n, block, z)
         assert nnz == c
-        assert vsum >= vmax - 1e-12
+        assert vsum == pytest.approx(vmax, rel=1e-12, abs=1e-15)
         state, acc = np.zeros(6, np.int64), np.zeros(2)
         nb, nv, parts = np.empty(1, np.int64), np.empty(1), 0
         while True:

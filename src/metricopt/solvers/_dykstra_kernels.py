@@ -449,14 +449,15 @@ def triangle_pass_lexicographic(x, winv, n, block, cur_pos, cur_val, nxt_pos, nx
 # the z0, z1, z2 of a row's triplets as three contiguous runs), a row is a branch-free
 # loop over three contiguous pair streams that LLVM vectorises. Two conditions keep it
 # vectorisable: no Python-style division check (``error_model="numpy"``; the divisor
-# ``wa + wb + wc`` is positive) and sum reductions instead of max reductions. Streams
+# ``wa + wb + wc`` is positive) and sum reductions instead of max reductions (the largest violation is reduced per row afterwards). Streams
 # that overlap (shapes with s1 = s2 < vector width) take LLVM's scalar fallback after
 # its run-time alias check, so the iterates equal those of the sparse kernel exactly.
 
 
 @numba.njit(inline="always", fastmath=_FM, error_model="numpy")
 def _step3_sums(xa, xb, xc, wa, wb, wc, z0, z1, z2):
-    """:func:`_step3` returning the sum of positive violations met and of ``|dz|``."""
+    """:func:`_step3` returning the largest violation met, the sum of ``|dz|`` and the
+    number of nonzero duals."""
     qinv = 1.0 / (wa + wb + wc)
     v0 = xa - xb - xc
     zn = z0 + v0 * qinv
@@ -482,15 +483,19 @@ def _step3_sums(xa, xb, xc, wa, wb, wc, z0, z1, z2):
     xa += d2 * wa
     xb += d2 * wb
     z2 = zn
-    v = (v0 if v0 > 0.0 else 0.0) + (v1 if v1 > 0.0 else 0.0) + (v2 if v2 > 0.0 else 0.0)
+    v = v0 if v0 > v1 else v1
+    v = v if v > v2 else v2
     nz = (1.0 if z0 > 0.0 else 0.0) + (1.0 if z1 > 0.0 else 0.0) + (1.0 if z2 > 0.0 else 0.0)
     return xa, xb, xc, z0, z1, z2, v, abs(d0) + abs(d1) + abs(d2), nz
 
 
 @numba.njit(inline="always", fastmath=_FM, boundscheck=False, error_model="numpy")
-def _row_dense(xa_, xb_, xc_, wa_, wb_, wc_, z0_, z1_, z2_, length):
-    """One row with stored duals; each argument is a view of one contiguous stream."""
-    vsum = 0.0
+def _row_dense(xa_, xb_, xc_, wa_, wb_, wc_, z0_, z1_, z2_, length, scratch):
+    """One row with stored duals; each argument is a view of one contiguous stream.
+
+    The violations met go to ``scratch`` and are reduced afterwards by
+    :func:`_lane_max` (a max reduction inside the loop would stop LLVM vectorising it).
+    """
     dsum = 0.0
     nzs = 0.0
     for g in range(length):
@@ -502,10 +507,31 @@ def _row_dense(xa_, xb_, xc_, wa_, wb_, wc_, z0_, z1_, z2_, length):
         z0_[g] = z0
         z1_[g] = z1
         z2_[g] = z2
-        vsum += v
+        scratch[g] = v
         dsum += d
         nzs += nz
-    return vsum, dsum, nzs
+    return _lane_max(scratch, length), dsum, nzs
+
+
+@numba.njit(inline="always", fastmath=_FM, boundscheck=False)
+def _lane_max(s, length):
+    """``max(0, s[:length])`` with eight independent chains."""
+    m0 = m1 = m2 = m3 = m4 = m5 = m6 = m7 = 0.0
+    g = 0
+    while g + 8 <= length:
+        m0 = s[g] if s[g] > m0 else m0
+        m1 = s[g + 1] if s[g + 1] > m1 else m1
+        m2 = s[g + 2] if s[g + 2] > m2 else m2
+        m3 = s[g + 3] if s[g + 3] > m3 else m3
+        m4 = s[g + 4] if s[g + 4] > m4 else m4
+        m5 = s[g + 5] if s[g + 5] > m5 else m5
+        m6 = s[g + 6] if s[g + 6] > m6 else m6
+        m7 = s[g + 7] if s[g + 7] > m7 else m7
+        g += 8
+    while g < length:
+        m0 = s[g] if s[g] > m0 else m0
+        g += 1
+    return max(max(max(m0, m1), max(m2, m3)), max(max(m4, m5), max(m6, m7)))
 
 
 @numba.njit(fastmath=_FM, cache=True, boundscheck=False, error_model="numpy")
@@ -515,9 +541,8 @@ def triangle_rows_dense(x, winv, n, block, z, state, acc, max_rows):
     Same order and iterates as :func:`triangle_rows_diagonal`; the duals of all
     ``3 C(n,3)`` triangle constraints live in ``z`` (row by row: the row's ``z0``, then
     its ``z1``, then its ``z2``). ``state`` = (sb, s2, s1, t3) (int64, zeros at the start
-    of a pass), ``acc`` = (sum of positive violations met, sum of ``|dz|``, number of
-    nonzero duals), all carried between calls. The sums bound the largest violation and
-    dual change from above.
+    of a pass), ``acc`` = (largest violation met, sum of ``|dz|``, number of nonzero
+    duals), all carried between calls. The sum bounds the largest dual change from above.
 
     Returns
     -------
@@ -533,9 +558,10 @@ def triangle_rows_dense(x, winv, n, block, z, state, acc, max_rows):
     s2 = state[1]
     s1 = state[2]
     t3 = state[3]
-    vsum = acc[0]
+    vmax = acc[0]
     dsum = acc[1]
     nzs = acc[2]
+    scratch = np.empty(max(n, 1))
     rows = 0
     done = True
     while sb < n - 1:
@@ -550,10 +576,11 @@ def triangle_rows_dense(x, winv, n, block, z, state, acc, max_rows):
                 a0 = off[s1]
                 b0 = off[s1 + s2]
                 c0 = off[s2] + s1
-                v, d, nz = _row_dense(x[a0:a0 + m], x[b0:b0 + m], x[c0:c0 + m], winv[a0:a0 + m],
-                                  winv[b0:b0 + m], winv[c0:c0 + m], z[t3:t3 + m],
-                                  z[t3 + m:t3 + 2 * m], z[t3 + 2 * m:t3 + 3 * m], m)
-                vsum += v
+                v, d, nz = _row_dense(x[a0:a0 + m], x[b0:b0 + m], x[c0:c0 + m],
+                                      winv[a0:a0 + m], winv[b0:b0 + m], winv[c0:c0 + m],
+                                      z[t3:t3 + m], z[t3 + m:t3 + 2 * m],
+                                      z[t3 + 2 * m:t3 + 3 * m], m, scratch)
+                vmax = max(vmax, v)
                 dsum += d
                 nzs += nz
                 t3 += 3 * m
@@ -571,7 +598,7 @@ def triangle_rows_dense(x, winv, n, block, z, state, acc, max_rows):
     state[1] = s2
     state[2] = s1
     state[3] = t3
-    acc[0] = vsum
+    acc[0] = vmax
     acc[1] = dsum
     acc[2] = nzs
     return done
@@ -579,7 +606,7 @@ def triangle_rows_dense(x, winv, n, block, z, state, acc, max_rows):
 
 @numba.njit(cache=True)
 def triangle_pass_dense(x, winv, n, block, z):
-    """One diagonal-order pass with dense dual storage; returns ``(vsum, dsum, nnz)``
+    """One diagonal-order pass with dense dual storage; returns ``(vmax, dsum, nnz)``
     (see :func:`triangle_rows_dense`)."""
     state = np.zeros(4, dtype=np.int64)
     acc = np.zeros(3)

@@ -189,7 +189,7 @@ def _rel_gap(primal, dual):
     return abs(primal - dual) / max(abs(primal), abs(dual), 1e-300)
 
 
-def _dense_duals(duals, order, st, with_reference=True):
+def _dense_duals(duals, order, st, with_reference=True, max_memory=None):
     """Whether the triangle duals are stored densely (see ``duals`` of solve_dykstra);
     ``with_reference``: a second copy is kept for the extrapolation."""
     from .._memory import available_memory
@@ -208,9 +208,9 @@ def _dense_duals(duals, order, st, with_reference=True):
                 f"duals='dense' needs order='diagonal', not {order!r}")
         from .._memory import check_memory
 
-        check_memory(need, what="the dense triangle duals")
+        check_memory(need, what="the dense triangle duals", max_memory=max_memory)
         return True
-    if order != "diagonal":
+    if order != "diagonal" or (max_memory is not None and need > max_memory):
         return False
     avail = available_memory()
     return need <= _config.DYKSTRA_DENSE_DUAL_BYTES and (avail is None or need <= avail / 4)
@@ -539,7 +539,9 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
     seed : None
         Accepted for interface compatibility; the method is deterministic.
     max_memory : int or None
-        Bytes allowed for the dual lists; the run stops with status ``limit`` beyond it.
+        Bytes allowed for the duals: dense duals are not chosen beyond it (refused for
+        ``duals="dense"``), and a run whose sparse lists grow beyond it stops with
+        status ``limit``.
     callback : callable or None
         Called once per pass with the pass record (see ``history``).
     verbose : bool
@@ -607,7 +609,7 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
         raise InvalidParameterError(
             f"The 'extrapolate' parameter of solve_dykstra must be a bool or None. "
             f"Got {extrapolate!r} instead.")
-    use_dense = _dense_duals(duals, order, st, extrapolate is not False)
+    use_dense = _dense_duals(duals, order, st, extrapolate is not False, max_memory)
     if extrapolate and not use_dense:
         raise InvalidParameterError(
             "extrapolate=True needs dense triangle duals (duals='dense' or 'auto' on a "
