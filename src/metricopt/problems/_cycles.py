@@ -10,7 +10,7 @@ adjacency structure.
 import numba
 import numpy as np
 
-__all__ = ["edge_csr", "max_cycle_violation", "violated_cycles"]
+__all__ = ["edge_csr", "max_cycle_violation", "sssp", "violated_cycles"]
 
 
 def edge_csr(n, pairs):
@@ -27,27 +27,31 @@ def edge_csr(n, pairs):
             np.ascontiguousarray(eid[order], dtype=np.int64))
 
 
-@numba.njit(cache=True)
-def _dijkstra(src, indptr, nbrs, eids, length, dist, pred_edge, heap_d, heap_v, done):
-    """Single-source shortest paths with a binary heap (lazy deletion).
+@numba.njit(inline="always")
+def sssp(s, bound, indptr, nbrs, eids, x, dist, pred, heap_d, heap_v, done, touched):
+    """Dijkstra from ``s`` with lengths ``max(x, 0)`` on edge ids, stopped at ``bound``.
 
-    ``dist`` must be +inf and ``done`` False on entry for every node; returns the
-    list of settled nodes so the caller can reset only those.
+    A binary heap with lazy deletion. ``dist`` must be +inf and ``done`` False on entry
+    for every node. Nodes are settled while their distance is below ``bound`` (``inf``:
+    all reachable ones); ``pred[w]`` is the edge id through which ``w`` was reached.
+    Every node whose ``dist`` was written is listed in ``touched`` (returned count), so
+    the caller can reset only those. Zero-length edges are ordinary edges. The one
+    shortest-path kernel of the package: used here and by the Project and Forget oracle
+    (:mod:`metricopt.solvers._pf_kernels`).
     """
-    settled = np.empty(dist.shape[0], dtype=np.int64)
-    nset = 0
-    size = 0
-    dist[src] = 0.0
-    pred_edge[src] = -1
+    nt = 0
+    dist[s] = 0.0
+    pred[s] = -1
+    touched[nt] = s
+    nt += 1
     heap_d[0] = 0.0
-    heap_v[0] = src
+    heap_v[0] = s
     size = 1
     while size > 0:
         d = heap_d[0]
         u = heap_v[0]
         size -= 1
         if size > 0:
-            # move last to root and sift down
             ld = heap_d[size]
             lv = heap_v[size]
             i = 0
@@ -67,20 +71,23 @@ def _dijkstra(src, indptr, nbrs, eids, length, dist, pred_edge, heap_d, heap_v, 
             heap_v[i] = lv
         if done[u] or d > dist[u]:
             continue
+        if d >= bound:
+            break
         done[u] = True
-        settled[nset] = u
-        nset += 1
         for p in range(indptr[u], indptr[u + 1]):
             w = nbrs[p]
-            e = eids[p]
-            le = length[e]
+            if done[w]:
+                continue
+            le = x[eids[p]]
             if le < 0.0:
                 le = 0.0
             nd = d + le
             if nd < dist[w]:
+                if dist[w] == np.inf:
+                    touched[nt] = w
+                    nt += 1
                 dist[w] = nd
-                pred_edge[w] = e
-                # push and sift up
+                pred[w] = eids[p]
                 i = size
                 size += 1
                 while i > 0:
@@ -93,7 +100,8 @@ def _dijkstra(src, indptr, nbrs, eids, length, dist, pred_edge, heap_d, heap_v, 
                         break
                 heap_d[i] = nd
                 heap_v[i] = w
-    return settled[:nset]
+    return nt
+
 
 
 @numba.njit(cache=True)
@@ -104,6 +112,7 @@ def _max_violation_kernel(n, indptr, nbrs, eids, x):
     heap_d = np.empty(m2 + 1)
     heap_v = np.empty(m2 + 1, dtype=np.int64)
     done = np.zeros(n, dtype=np.bool_)
+    touched = np.empty(n, dtype=np.int64)
     worst = 0.0
     for s in range(n):
         # only edges (s, t) with t > s are checked from s
@@ -114,16 +123,16 @@ def _max_violation_kernel(n, indptr, nbrs, eids, x):
                 break
         if not has:
             continue
-        settled = _dijkstra(s, indptr, nbrs, eids, x, dist, pred, heap_d, heap_v, done)
+        nt = sssp(s, np.inf, indptr, nbrs, eids, x, dist, pred, heap_d, heap_v, done, touched)
         for p in range(indptr[s], indptr[s + 1]):
             t = nbrs[p]
             if t > s:
                 v = x[eids[p]] - dist[t]
                 if v > worst:
                     worst = v
-        for q in range(settled.shape[0]):
-            dist[settled[q]] = np.inf
-            done[settled[q]] = False
+        for q in range(nt):
+            dist[touched[q]] = np.inf
+            done[touched[q]] = False
     return worst
 
 
@@ -148,6 +157,7 @@ def _separate_kernel(n, indptr, nbrs, eids, pairs, x, tol):
     heap_d = np.empty(m2 + 1)
     heap_v = np.empty(m2 + 1, dtype=np.int64)
     done = np.zeros(n, dtype=np.bool_)
+    touched = np.empty(n, dtype=np.int64)
     offsets = [0]
     members = [0]  # list typed as int64; first element dropped below
     members.pop()
@@ -161,7 +171,7 @@ def _separate_kernel(n, indptr, nbrs, eids, pairs, x, tol):
                 break
         if not has:
             continue
-        settled = _dijkstra(s, indptr, nbrs, eids, x, dist, pred, heap_d, heap_v, done)
+        nt = sssp(s, np.inf, indptr, nbrs, eids, x, dist, pred, heap_d, heap_v, done, touched)
         for p in range(indptr[s], indptr[s + 1]):
             t = nbrs[p]
             e = eids[p]
@@ -177,9 +187,9 @@ def _separate_kernel(n, indptr, nbrs, eids, pairs, x, tol):
                     w = a if b == w else b
                 offsets.append(len(members))
                 viol.append(x[e] - dist[t])
-        for q in range(settled.shape[0]):
-            dist[settled[q]] = np.inf
-            done[settled[q]] = False
+        for q in range(nt):
+            dist[touched[q]] = np.inf
+            done[touched[q]] = False
     return np.array(offsets, dtype=np.int64), np.array(members, dtype=np.int64), np.array(viol)
 
 

@@ -29,6 +29,7 @@ import numba
 import numpy as np
 
 from .. import _config
+from ..problems._cycles import sssp as _sssp
 
 __all__ = [
     "cycle_oracle",
@@ -42,78 +43,6 @@ _FM = set(_config.FASTMATH)
 
 
 # --------------------------------------------------------------- shortest paths
-@numba.njit(inline="always")
-def _sssp(s, bound, indptr, nbrs, eids, x, dist, pred, heap_d, heap_v, done, touched):
-    """Dijkstra from ``s`` with lengths ``max(x, 0)`` on edge ids, stopped at ``bound``.
-
-    Nodes are settled while their distance is below ``bound``; every node whose
-    ``dist`` was written is listed in ``touched`` (returned count) so the caller can
-    reset only those. Zero-length edges are ordinary edges.
-    """
-    nt = 0
-    dist[s] = 0.0
-    pred[s] = -1
-    touched[nt] = s
-    nt += 1
-    heap_d[0] = 0.0
-    heap_v[0] = s
-    size = 1
-    while size > 0:
-        d = heap_d[0]
-        u = heap_v[0]
-        size -= 1
-        if size > 0:
-            ld = heap_d[size]
-            lv = heap_v[size]
-            i = 0
-            while True:
-                c = 2 * i + 1
-                if c >= size:
-                    break
-                if c + 1 < size and heap_d[c + 1] < heap_d[c]:
-                    c += 1
-                if heap_d[c] < ld:
-                    heap_d[i] = heap_d[c]
-                    heap_v[i] = heap_v[c]
-                    i = c
-                else:
-                    break
-            heap_d[i] = ld
-            heap_v[i] = lv
-        if done[u] or d > dist[u]:
-            continue
-        if d >= bound:
-            break
-        done[u] = True
-        for p in range(indptr[u], indptr[u + 1]):
-            w = nbrs[p]
-            if done[w]:
-                continue
-            le = x[eids[p]]
-            if le < 0.0:
-                le = 0.0
-            nd = d + le
-            if nd < dist[w]:
-                if dist[w] == np.inf:
-                    touched[nt] = w
-                    nt += 1
-                dist[w] = nd
-                pred[w] = eids[p]
-                i = size
-                size += 1
-                while i > 0:
-                    par = (i - 1) // 2
-                    if heap_d[par] > nd:
-                        heap_d[i] = heap_d[par]
-                        heap_v[i] = heap_v[par]
-                        i = par
-                    else:
-                        break
-                heap_d[i] = nd
-                heap_v[i] = w
-    return nt
-
-
 @numba.njit(parallel=True)
 def cycle_oracle(indptr, nbrs, eids, pairs, x, srcs, pos, add_tol, out_mem, out_off, out_viol,
                  ncyc, nmem, worst):
