@@ -49,8 +49,6 @@ References
        Hildreth iterates)
 """
 
-import os
-import tempfile
 import time
 import warnings
 
@@ -419,7 +417,7 @@ _STATE_ARRAYS = ("x", "f", "z_pair", "tri_pos", "tri_val", "tri_start", "z_tri",
 
 
 def _write_checkpoint(path, st, counters, options):
-    """Write the complete iteration state atomically (temp file + os.replace)."""
+    """Write the complete iteration state atomically (:func:`metricopt.io.reports.atomic_write`)."""
     if "par_pos" in st:  # per-worker dual lists, stored concatenated with offsets
         cnt = st["par_cnt"]
         st["tri_pos"] = np.concatenate([st["par_pos"][w, :c] for w, c in enumerate(cnt)])
@@ -435,16 +433,10 @@ def _write_checkpoint(path, st, counters, options):
     meta.update({f"opt_{k}": v for k, v in options.items()})
     arrays["meta_keys"] = np.array(list(meta), dtype=object)
     arrays["meta_vals"] = np.array([repr(v) for v in meta.values()], dtype=object)
-    directory = os.path.dirname(os.path.abspath(path)) or "."
-    fd, tmp = tempfile.mkstemp(prefix=".ckpt-", suffix=".npz", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, **arrays)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    from ..io.reports import atomic_write
+
+    with atomic_write(path, "wb") as fh:
+        np.savez(fh, **arrays)
 
 
 def _read_checkpoint(path, st):

@@ -66,9 +66,7 @@ References
        4(1), 79-85.
 """
 
-import os
 import resource
-import tempfile
 import time
 import warnings
 
@@ -650,23 +648,17 @@ def _dense_passes(st, active, k_max, budget_s, deadline):
 
 # ------------------------------------------------------------ checkpoint / resume
 def _write_checkpoint(path, st, active, counters):
-    """Write the whole iteration state atomically (temp file + os.replace)."""
+    """Write the whole iteration state atomically (:func:`metricopt.io.reports.atomic_write`)."""
     arrays = dict(x=st["x"], z_pair=st["z_pair"], z_sum=np.array(st["z_sum"]))
     if st["f"] is not None:
         arrays["f"] = st["f"]
     arrays.update(active.arrays())
     arrays["meta_keys"] = np.array(list(counters), dtype="U32")
     arrays["meta_vals"] = np.array([repr(v) for v in counters.values()], dtype="U256")
-    directory = os.path.dirname(os.path.abspath(path)) or "."
-    fd, tmp = tempfile.mkstemp(prefix=".ckpt-", suffix=".npz", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            np.savez(fh, **arrays)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    from ..io.reports import atomic_write
+
+    with atomic_write(path, "wb") as fh:
+        np.savez(fh, **arrays)
 
 
 def _read_checkpoint(path, st):
