@@ -43,13 +43,15 @@ typedef struct { int64_t cursor, nextp, count; double vmax, smax; } cur_t;
 
 static inline void step3(double *pa, double *pb, double *pc, double wa, double wb, double wc,
                          double *z, double *vmax, double *smax) {
-    double xa = *pa, xb = *pb, xc = *pc, q = 1.0 / (wa + wb + wc), v, zn, dz;
-    v = xa - xb - xc; *vmax = MAX(*vmax, v); zn = MAX(z[0] + v * q, 0.0); dz = zn - z[0];
-    xa -= dz * wa; xb += dz * wb; xc += dz * wc; *smax = MAX(*smax, dz < 0 ? -dz : dz); z[0] = zn;
-    v = xb - xa - xc; *vmax = MAX(*vmax, v); zn = MAX(z[1] + v * q, 0.0); dz = zn - z[1];
-    xb -= dz * wb; xa += dz * wa; xc += dz * wc; *smax = MAX(*smax, dz < 0 ? -dz : dz); z[1] = zn;
-    v = xc - xa - xb; *vmax = MAX(*vmax, v); zn = MAX(z[2] + v * q, 0.0); dz = zn - z[2];
-    xc -= dz * wc; xa += dz * wa; xb += dz * wb; *smax = MAX(*smax, dz < 0 ? -dz : dz); z[2] = zn;
+    double xa = *pa, xb = *pb, xc = *pc, q = 1.0 / (wa + wb + wc), v, zn, d0, d1, d2;
+    v = xa - xb - xc; *vmax = MAX(*vmax, v); zn = MAX(z[0] + v * q, 0.0); d0 = zn - z[0];
+    xa -= d0 * wa; xb += d0 * wb; xc += d0 * wc; z[0] = zn;
+    v = xb - xa - xc; *vmax = MAX(*vmax, v); zn = MAX(z[1] + v * q, 0.0); d1 = zn - z[1];
+    xb -= d1 * wb; xa += d1 * wa; xc += d1 * wc; z[1] = zn;
+    v = xc - xa - xb; *vmax = MAX(*vmax, v); zn = MAX(z[2] + v * q, 0.0); d2 = zn - z[2];
+    xc -= d2 * wc; xa += d2 * wa; xb += d2 * wb; z[2] = zn;
+    /* the triplet's dual change, as in the numba kernels: sum of the three |dz| */
+    *smax = MAX(*smax, (d0 < 0 ? -d0 : d0) + (d1 < 0 ? -d1 : d1) + (d2 < 0 ? -d2 : d2));
     *pa = xa; *pb = xb; *pc = xc;
 }
 

@@ -153,9 +153,9 @@ def test_dense_duals_and_chunked_passes_match_sparse_kernel(n):
         p, v, c, vmax, _ = K.triangle_pass_diagonal(xs, winv, n, block, pos, val,
                                                     np.empty(1, np.int64), np.empty(1))
         pos, val = p[:c].copy(), v[:c].copy()
-        vsum, _, nnz = K.triangle_pass_dense(xd, winv, n, block, z)
+        vmax_dense, _, nnz = K.triangle_pass_dense(xd, winv, n, block, z)
         assert nnz == c
-        assert vsum == pytest.approx(vmax, rel=1e-12, abs=1e-15)
+        assert vmax_dense == pytest.approx(vmax, rel=1e-12, abs=1e-15)
         state, acc = np.zeros(6, np.int64), np.zeros(2)
         nb, nv, parts = np.empty(1, np.int64), np.empty(1), 0
         while True:
@@ -169,10 +169,11 @@ def test_dense_duals_and_chunked_passes_match_sparse_kernel(n):
         np.testing.assert_array_equal(xd, xs)
         np.testing.assert_array_equal(xc, xs)
         np.testing.assert_array_equal(cpos, pos)
-        dpos, dval = K.dense_to_sparse_duals(z, n, block)
+        rows = K.diagonal_rows(n, block)
+        dpos, dval = K.dense_to_sparse_duals(z, rows)
         np.testing.assert_array_equal(dpos, pos)
         np.testing.assert_array_equal(dval, val)
-        np.testing.assert_array_equal(K.sparse_to_dense_duals(pos, val, n, block), z)
+        np.testing.assert_array_equal(K.sparse_to_dense_duals(pos, val, rows), z)
 
 
 def test_packed_to_diagonal_index_is_a_permutation():

@@ -46,6 +46,7 @@ __all__ = [
     "triangle_rows_diagonal",
     "triangle_pass_dense",
     "triangle_rows_dense",
+    "diagonal_rows",
     "dense_to_sparse_duals",
     "extrapolate_dense_duals",
     "sparse_to_dense_duals",
@@ -99,41 +100,43 @@ def packed_row_offsets(n):
     return r
 
 
-@numba.njit(inline="always", fastmath=_FM)
-def _step3(xa, xb, xc, wa, wb, wc, z0, z1, z2, vmax, smax):
-    """Hildreth steps on the three triangle constraints of one triplet (Alg. 2)."""
+@numba.njit(inline="always", fastmath=_FM, error_model="numpy")
+def _step3_sums(xa, xb, xc, wa, wb, wc, z0, z1, z2):
+    """Hildreth steps on the three triangle constraints of one triplet (Alg. 2).
+
+    Returns the new values and duals, the largest violation met before a step, the sum
+    of the three ``|dz|`` and the number of nonzero duals. Branch-free (selects only),
+    so that the dense rows vectorise.
+    """
     qinv = 1.0 / (wa + wb + wc)
-    # c = 0: xa - xb - xc <= 0
-    v = xa - xb - xc
-    vmax = max(vmax, v)
-    zn = max(z0 + v * qinv, 0.0)
-    dz = zn - z0
-    xa -= dz * wa
-    xb += dz * wb
-    xc += dz * wc
-    smax = max(smax, abs(dz))
+    v0 = xa - xb - xc
+    zn = z0 + v0 * qinv
+    zn = zn if zn > 0.0 else 0.0
+    d0 = zn - z0
+    xa -= d0 * wa
+    xb += d0 * wb
+    xc += d0 * wc
     z0 = zn
-    # c = 1: xb - xa - xc <= 0
-    v = xb - xa - xc
-    vmax = max(vmax, v)
-    zn = max(z1 + v * qinv, 0.0)
-    dz = zn - z1
-    xb -= dz * wb
-    xa += dz * wa
-    xc += dz * wc
-    smax = max(smax, abs(dz))
+    v1 = xb - xa - xc
+    zn = z1 + v1 * qinv
+    zn = zn if zn > 0.0 else 0.0
+    d1 = zn - z1
+    xb -= d1 * wb
+    xa += d1 * wa
+    xc += d1 * wc
     z1 = zn
-    # c = 2: xc - xa - xb <= 0
-    v = xc - xa - xb
-    vmax = max(vmax, v)
-    zn = max(z2 + v * qinv, 0.0)
-    dz = zn - z2
-    xc -= dz * wc
-    xa += dz * wa
-    xb += dz * wb
-    smax = max(smax, abs(dz))
+    v2 = xc - xa - xb
+    zn = z2 + v2 * qinv
+    zn = zn if zn > 0.0 else 0.0
+    d2 = zn - z2
+    xc -= d2 * wc
+    xa += d2 * wa
+    xb += d2 * wb
     z2 = zn
-    return xa, xb, xc, z0, z1, z2, vmax, smax
+    v = v0 if v0 > v1 else v1
+    v = v if v > v2 else v2
+    nz = (1.0 if z0 > 0.0 else 0.0) + (1.0 if z1 > 0.0 else 0.0) + (1.0 if z2 > 0.0 else 0.0)
+    return xa, xb, xc, z0, z1, z2, v, abs(d0) + abs(d1) + abs(d2), nz
 
 
 @numba.njit(inline="always", fastmath=_FM, boundscheck=False)
@@ -177,8 +180,10 @@ def _row(x, winv, a0, da, b0, c0, length, trow, cur_pos, cur_val, ncur, cursor, 
                 xb = x[ib]
                 xc = x[ic]
                 if max(xa - xb - xc, max(xb - xa - xc, xc - xa - xb)) > 0.0:
-                    xa, xb, xc, z0, z1, z2, vmax, smax = _step3(
-                        xa, xb, xc, winv[ia], winv[ib], winv[ic], 0.0, 0.0, 0.0, vmax, smax)
+                    xa, xb, xc, z0, z1, z2, v, d, _ = _step3_sums(
+                        xa, xb, xc, winv[ia], winv[ib], winv[ic], 0.0, 0.0, 0.0)
+                    vmax = max(vmax, v)
+                    smax = max(smax, d)
                     x[ia] = xa
                     x[ib] = xb
                     x[ic] = xc
@@ -216,8 +221,10 @@ def _row(x, winv, a0, da, b0, c0, length, trow, cur_pos, cur_val, ncur, cursor, 
         ia = a0 + da * p
         ib = b0 + p
         ic = c0 + p
-        xa, xb, xc, z0, z1, z2, vmax, smax = _step3(
-            x[ia], x[ib], x[ic], winv[ia], winv[ib], winv[ic], z0, z1, z2, vmax, smax)
+        xa, xb, xc, z0, z1, z2, v, d, _ = _step3_sums(
+            x[ia], x[ib], x[ic], winv[ia], winv[ib], winv[ic], z0, z1, z2)
+        vmax = max(vmax, v)
+        smax = max(smax, d)
         x[ia] = xa
         x[ib] = xb
         x[ic] = xc
@@ -237,9 +244,10 @@ def _row(x, winv, a0, da, b0, c0, length, trow, cur_pos, cur_val, ncur, cursor, 
 @numba.njit(fastmath=_FM, cache=True, boundscheck=False)
 def _diagonal_core(x, winv, off, n, block, cur_pos, cur_val, ncur, nxt_pos, nxt_val, state,
                    acc, max_rows):
-    """Resumable diagonal-order pass; stops (returns False) before a row that might not
-    fit into ``nxt_pos`` or after ``max_rows`` rows. ``state`` = (sb, s2, s1, cursor, t3,
-    count), ``acc`` = (vmax, smax); both are read on entry and written on exit."""
+    """Resumable diagonal-order pass; stops before a row that might not fit into
+    ``nxt_pos`` or after ``max_rows`` rows. ``state`` = (sb, s2, s1, cursor, t3, count),
+    ``acc`` = (vmax, smax); both are read on entry and written on exit. Returns
+    ``(done, rows)``: whether the pass is complete and the rows visited by this call."""
     sb = state[0]
     s2 = state[1]
     s1 = state[2]
@@ -283,7 +291,7 @@ def _diagonal_core(x, winv, off, n, block, cur_pos, cur_val, ncur, nxt_pos, nxt_
     state[5] = count
     acc[0] = vmax
     acc[1] = smax
-    return done
+    return done, rows
 
 
 @numba.njit(fastmath=_FM, cache=True, boundscheck=False)
@@ -364,7 +372,8 @@ def triangle_pass_diagonal(x, winv, n, block, cur_pos, cur_val, nxt_pos, nxt_val
     vmax : float
         Largest violation met at a visit (before its step): a cheap estimate.
     smax : float
-        Largest dual change ``|dz|`` (0 when the pass changed nothing).
+        Largest change of one triplet's duals (sum of its three ``|dz|``; 0 when the
+        pass changed nothing).
     """
     state = np.zeros(6, dtype=np.int64)
     acc = np.zeros(2)
@@ -399,31 +408,14 @@ def triangle_rows_diagonal(x, winv, n, block, cur_pos, cur_val, nxt_pos, nxt_val
     off = diagonal_offsets(n)
     left = max_rows
     while True:
-        before = _rows_done(state, n, block)
-        if _diagonal_core(x, winv, off, n, block, cur_pos, cur_val, cur_pos.shape[0], nxt_pos,
-                          nxt_val, state, acc, left):
+        done, rows = _diagonal_core(x, winv, off, n, block, cur_pos, cur_val, cur_pos.shape[0],
+                                    nxt_pos, nxt_val, state, acc, left)
+        if done:
             return nxt_pos, nxt_val, True
-        left -= _rows_done(state, n, block) - before
+        left -= rows
         if left <= 0:
             return nxt_pos, nxt_val, False
         nxt_pos, nxt_val = _grow(nxt_pos, nxt_val, state[5], 3 * n + 1024)
-
-
-@numba.njit(cache=True)
-def _rows_done(state, n, block):
-    """Rows of the diagonal order before position ``state = (sb, s2, s1, ...)``."""
-    sb, s2, s1 = state[0], state[1], state[2]
-    rows = 0
-    b = 1
-    while b < sb:  # complete s1-blocks
-        for t in range(1, n - 1):
-            rows += max(0, min(b + block, n - t) - b)
-        b += block
-    if sb < n - 1:
-        for t in range(1, s2):
-            rows += max(0, min(sb + block, n - t) - sb)
-        rows += max(0, s1 - sb)
-    return rows
 
 
 @numba.njit(cache=True)
@@ -452,41 +444,6 @@ def triangle_pass_lexicographic(x, winv, n, block, cur_pos, cur_val, nxt_pos, nx
 # ``wa + wb + wc`` is positive) and sum reductions instead of max reductions (the largest violation is reduced per row afterwards). Streams
 # that overlap (shapes with s1 = s2 < vector width) take LLVM's scalar fallback after
 # its run-time alias check, so the iterates equal those of the sparse kernel exactly.
-
-
-@numba.njit(inline="always", fastmath=_FM, error_model="numpy")
-def _step3_sums(xa, xb, xc, wa, wb, wc, z0, z1, z2):
-    """:func:`_step3` returning the largest violation met, the sum of ``|dz|`` and the
-    number of nonzero duals."""
-    qinv = 1.0 / (wa + wb + wc)
-    v0 = xa - xb - xc
-    zn = z0 + v0 * qinv
-    zn = zn if zn > 0.0 else 0.0
-    d0 = zn - z0
-    xa -= d0 * wa
-    xb += d0 * wb
-    xc += d0 * wc
-    z0 = zn
-    v1 = xb - xa - xc
-    zn = z1 + v1 * qinv
-    zn = zn if zn > 0.0 else 0.0
-    d1 = zn - z1
-    xb -= d1 * wb
-    xa += d1 * wa
-    xc += d1 * wc
-    z1 = zn
-    v2 = xc - xa - xb
-    zn = z2 + v2 * qinv
-    zn = zn if zn > 0.0 else 0.0
-    d2 = zn - z2
-    xc -= d2 * wc
-    xa += d2 * wa
-    xb += d2 * wb
-    z2 = zn
-    v = v0 if v0 > v1 else v1
-    v = v if v > v2 else v2
-    nz = (1.0 if z0 > 0.0 else 0.0) + (1.0 if z1 > 0.0 else 0.0) + (1.0 if z2 > 0.0 else 0.0)
-    return xa, xb, xc, z0, z1, z2, v, abs(d0) + abs(d1) + abs(d2), nz
 
 
 @numba.njit(inline="always", fastmath=_FM, boundscheck=False, error_model="numpy")
@@ -534,83 +491,84 @@ def _lane_max(s, length):
     return max(max(max(m0, m1), max(m2, m3)), max(max(m4, m5), max(m6, m7)))
 
 
+@numba.njit(cache=True)
+def diagonal_rows(n, block):
+    """The rows of the diagonal order, in visiting order, as an int64 array of shape
+    ``(R, 5)``: ``s1, s2, length, start, first_triplet``. Row ``(s1, s2)`` holds the
+    ``length = n - s1 - s2`` triplets ``(i, i+s1, i+s1+s2)``; its dense duals start at
+    ``start`` (``z0`` run, then ``z1``, then ``z2``) and its first triplet is the
+    ``first_triplet``-th one visited. O(n^2); computed once per solve."""
+    nrows = (n - 1) * (n - 2) // 2 if n >= 3 else 0
+    rows = np.empty((nrows, 5), dtype=np.int64)
+    r = 0
+    t = 0
+    sb = 1
+    while sb < n - 1:
+        for s2 in range(1, n - 1):
+            for s1 in range(sb, min(sb + block, n - s2)):
+                m = n - s1 - s2
+                rows[r, 0] = s1
+                rows[r, 1] = s2
+                rows[r, 2] = m
+                rows[r, 3] = 3 * t
+                rows[r, 4] = t
+                r += 1
+                t += m
+        sb += block
+    return rows
+
+
 @numba.njit(fastmath=_FM, cache=True, boundscheck=False, error_model="numpy")
-def triangle_rows_dense(x, winv, n, block, z, state, acc, max_rows):
+def triangle_rows_dense(x, winv, n, rows, z, state, acc, max_rows):
     """Up to ``max_rows`` rows of a diagonal-order pass with dense dual storage.
 
     Same order and iterates as :func:`triangle_rows_diagonal`; the duals of all
-    ``3 C(n,3)`` triangle constraints live in ``z`` (row by row: the row's ``z0``, then
-    its ``z1``, then its ``z2``). ``state`` = (sb, s2, s1, t3) (int64, zeros at the start
-    of a pass), ``acc`` = (largest violation met, sum of ``|dz|``, number of nonzero
-    duals), all carried between calls. The sum bounds the largest dual change from above.
+    ``3 C(n,3)`` triangle constraints live in ``z`` in the layout of ``rows``
+    (:func:`diagonal_rows`). ``state[0]`` is the next row (0 at the start of a pass),
+    ``acc`` = (largest violation met, sum of ``|dz|``, number of nonzero duals); both
+    are carried between calls. The sum bounds the largest dual change from above.
 
     Returns
     -------
     done : bool
         True when the pass is complete.
     """
-    if state[0] == 0:
-        state[0] = 1
-        state[1] = 1
-        state[2] = 1
     off = diagonal_offsets(n)
-    sb = state[0]
-    s2 = state[1]
-    s1 = state[2]
-    t3 = state[3]
+    scratch = np.empty(max(n, 1))
     vmax = acc[0]
     dsum = acc[1]
     nzs = acc[2]
-    scratch = np.empty(max(n, 1))
-    rows = 0
-    done = True
-    while sb < n - 1:
-        while s2 < n - 1:
-            top = min(sb + block, n - s2)
-            while s1 < top:
-                if rows >= max_rows:
-                    done = False
-                    break
-                rows += 1
-                m = n - s1 - s2
-                a0 = off[s1]
-                b0 = off[s1 + s2]
-                c0 = off[s2] + s1
-                v, d, nz = _row_dense(x[a0:a0 + m], x[b0:b0 + m], x[c0:c0 + m],
-                                      winv[a0:a0 + m], winv[b0:b0 + m], winv[c0:c0 + m],
-                                      z[t3:t3 + m], z[t3 + m:t3 + 2 * m],
-                                      z[t3 + 2 * m:t3 + 3 * m], m, scratch)
-                vmax = max(vmax, v)
-                dsum += d
-                nzs += nz
-                t3 += 3 * m
-                s1 += 1
-            if not done:
-                break
-            s2 += 1
-            s1 = sb
-        if not done:
-            break
-        sb += block
-        s2 = 1
-        s1 = sb
-    state[0] = sb
-    state[1] = s2
-    state[2] = s1
-    state[3] = t3
+    r = state[0]
+    stop = min(rows.shape[0], r + max_rows)
+    while r < stop:
+        s1 = rows[r, 0]
+        s2 = rows[r, 1]
+        m = rows[r, 2]
+        t3 = rows[r, 3]
+        a0 = off[s1]
+        b0 = off[s1 + s2]
+        c0 = off[s2] + s1
+        v, d, nz = _row_dense(x[a0:a0 + m], x[b0:b0 + m], x[c0:c0 + m], winv[a0:a0 + m],
+                              winv[b0:b0 + m], winv[c0:c0 + m], z[t3:t3 + m],
+                              z[t3 + m:t3 + 2 * m], z[t3 + 2 * m:t3 + 3 * m], m, scratch)
+        vmax = max(vmax, v)
+        dsum += d
+        nzs += nz
+        r += 1
+    state[0] = r
     acc[0] = vmax
     acc[1] = dsum
     acc[2] = nzs
-    return done
+    return r >= rows.shape[0]
 
 
 @numba.njit(cache=True)
 def triangle_pass_dense(x, winv, n, block, z):
     """One diagonal-order pass with dense dual storage; returns ``(vmax, dsum, nnz)``
     (see :func:`triangle_rows_dense`)."""
-    state = np.zeros(4, dtype=np.int64)
+    state = np.zeros(1, dtype=np.int64)
     acc = np.zeros(3)
-    triangle_rows_dense(x, winv, n, block, z, state, acc, _BIG)
+    triangle_rows_dense(x, winv, n, diagonal_rows(n, block), z, state, acc, _BIG)
     return acc[0], acc[1], int(acc[2])
 
 
@@ -642,83 +600,69 @@ def _extrapolate_row(xa_, xb_, xc_, wa_, wb_, wc_, z0_, z1_, z2_, r0_, r1_, r2_,
 
 
 @numba.njit(fastmath=_FM, cache=True, boundscheck=False, error_model="numpy")
-def extrapolate_dense_duals(x, winv, n, block, z, zref, beta):
+def extrapolate_dense_duals(x, winv, n, rows, z, zref, beta):
     """Move dense triangle duals along their recent direction and keep ``x`` consistent.
 
     ``z <- max(0, z + beta (z - zref))`` entrywise, ``zref <- z`` (the duals before the
     move), and ``x <- x - W^{-1} A' (z_new - z_old)``, so that ``x = x0 - W^{-1} A' z``
-    still holds exactly for the moved duals (the Dykstra invariant). Layout as in
-    :func:`triangle_rows_dense`.
+    still holds exactly for the moved duals (the Dykstra invariant). Layout of
+    :func:`diagonal_rows`.
     """
     off = diagonal_offsets(n)
-    t3 = 0
-    sb = 1
-    while sb < n - 1:
-        for s2 in range(1, n - 1):
-            for s1 in range(sb, min(sb + block, n - s2)):
-                m = n - s1 - s2
-                a0 = off[s1]
-                b0 = off[s1 + s2]
-                c0 = off[s2] + s1
-                _extrapolate_row(x[a0:a0 + m], x[b0:b0 + m], x[c0:c0 + m], winv[a0:a0 + m],
-                                 winv[b0:b0 + m], winv[c0:c0 + m], z[t3:t3 + m],
-                                 z[t3 + m:t3 + 2 * m], z[t3 + 2 * m:t3 + 3 * m],
-                                 zref[t3:t3 + m], zref[t3 + m:t3 + 2 * m],
-                                 zref[t3 + 2 * m:t3 + 3 * m], beta, m)
-                t3 += 3 * m
-        sb += block
+    for r in range(rows.shape[0]):
+        s1 = rows[r, 0]
+        s2 = rows[r, 1]
+        m = rows[r, 2]
+        t3 = rows[r, 3]
+        a0 = off[s1]
+        b0 = off[s1 + s2]
+        c0 = off[s2] + s1
+        _extrapolate_row(x[a0:a0 + m], x[b0:b0 + m], x[c0:c0 + m], winv[a0:a0 + m],
+                         winv[b0:b0 + m], winv[c0:c0 + m], z[t3:t3 + m], z[t3 + m:t3 + 2 * m],
+                         z[t3 + 2 * m:t3 + 3 * m], zref[t3:t3 + m], zref[t3 + m:t3 + 2 * m],
+                         zref[t3 + 2 * m:t3 + 3 * m], beta, m)
 
 
 @numba.njit(cache=True)
-def dense_to_sparse_duals(z, n, block):
-    """The nonzero entries of dense duals ``z`` as ``(pos, val)`` in the sparse kernels'
-    convention (position ``3 t + c`` for constraint ``c`` of the ``t``-th triplet)."""
+def dense_to_sparse_duals(z, rows):
+    """The nonzero entries of dense duals ``z`` (layout of :func:`diagonal_rows`) as
+    ``(pos, val)`` in the sparse kernels' convention (position ``3 t + c`` for
+    constraint ``c`` of the ``t``-th triplet visited)."""
     count = 0
     for i in range(z.shape[0]):
         count += z[i] != 0.0
     pos = np.empty(count, dtype=np.int64)
     val = np.empty(count)
     k = 0
-    t3 = 0
-    t = 0
-    sb = 1
-    while sb < n - 1:
-        for s2 in range(1, n - 1):
-            for s1 in range(sb, min(sb + block, n - s2)):
-                m = n - s1 - s2
-                for g in range(m):
-                    for c in range(3):
-                        v = z[t3 + c * m + g]
-                        if v != 0.0:
-                            pos[k] = 3 * (t + g) + c
-                            val[k] = v
-                            k += 1
-                t3 += 3 * m
-                t += m
-        sb += block
+    for r in range(rows.shape[0]):
+        m = rows[r, 2]
+        t3 = rows[r, 3]
+        t = rows[r, 4]
+        for g in range(m):
+            for c in range(3):
+                v = z[t3 + c * m + g]
+                if v != 0.0:
+                    pos[k] = 3 * (t + g) + c
+                    val[k] = v
+                    k += 1
     return pos, val
 
 
 @numba.njit(cache=True)
-def sparse_to_dense_duals(pos, val, n, block):
+def sparse_to_dense_duals(pos, val, rows):
     """Inverse of :func:`dense_to_sparse_duals`."""
-    total = n * (n - 1) * (n - 2) // 2
-    z = np.zeros(max(total, 0))
+    total = 0
+    if rows.shape[0]:
+        total = rows[-1, 3] + 3 * rows[-1, 2]
+    z = np.zeros(total)
     k = 0
-    t3 = 0
-    t = 0
-    sb = 1
-    while sb < n - 1:
-        for s2 in range(1, n - 1):
-            for s1 in range(sb, min(sb + block, n - s2)):
-                m = n - s1 - s2
-                while k < pos.shape[0] and pos[k] < 3 * (t + m):
-                    q = pos[k] // 3 - t
-                    z[t3 + (pos[k] % 3) * m + q] = val[k]
-                    k += 1
-                t3 += 3 * m
-                t += m
-        sb += block
+    for r in range(rows.shape[0]):
+        m = rows[r, 2]
+        t3 = rows[r, 3]
+        t = rows[r, 4]
+        while k < pos.shape[0] and pos[k] < 3 * (t + m):
+            z[t3 + (pos[k] % 3) * m + pos[k] // 3 - t] = val[k]
+            k += 1
     return z
 
 

@@ -232,9 +232,10 @@ def _one_pass(st, order, block, bufs, interleave=1):
     n = st["n"]
     part = max(1, -(-((n - 1) * (n - 2) // 2) // max(1, int(interleave))))
     if st["dense"] and st.get("z_dense") is not None:
-        state = np.zeros(4, dtype=np.int64)
+        state = np.zeros(1, dtype=np.int64)
         acc = np.zeros(3)
-        while not K.triangle_rows_dense(x, winv, n, block, st["z_dense"], state, acc, part):
+        while not K.triangle_rows_dense(x, winv, n, st["rows"], st["z_dense"], state, acc,
+                                        part):
             if has_sum:
                 st["z_sum"], _, _ = K.sum_step(x, winv, st["z_sum"], total)
         c = int(acc[2])
@@ -312,7 +313,7 @@ def _constraint_bz(st):
     return bz
 
 
-def _extrapolate(st, block, dual):
+def _extrapolate(st, dual):
     """Safeguarded extrapolation of all duals along their direction since the last call.
 
     Hildreth's method is coordinate ascent on the dual ``D`` of the QP; on sparsest cut
@@ -352,7 +353,8 @@ def _extrapolate(st, block, dual):
     f_old = None if f is None else f.copy()
     zp_old = st["z_pair"].copy()
     zs_old = st["z_sum"]
-    K.extrapolate_dense_duals(x, winv, st["n"], block, st["z_dense"], st["z_dense_ref"], beta)
+    K.extrapolate_dense_duals(x, winv, st["n"], st["rows"], st["z_dense"], st["z_dense_ref"],
+                              beta)
     zp = np.maximum(zp_old + beta * (zp_old - st["z_pair_ref"]), 0.0)
     d = zp - zp_old
     x -= winv * (d[0] - d[1] - d[2] + d[3])
@@ -657,8 +659,9 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
     if use_dense:
         from . import _dykstra_kernels as K
 
+        st["rows"] = K.diagonal_rows(n, block)
         if st.get("z_dense") is None:  # fresh, or a checkpoint of a sparse-dual run
-            st["z_dense"] = K.sparse_to_dense_duals(st["tri_pos"], st["tri_val"], n, block)
+            st["z_dense"] = K.sparse_to_dense_duals(st["tri_pos"], st["tri_val"], st["rows"])
         st["tri_pos"], st["tri_val"] = np.empty(0, dtype=np.int64), np.empty(0)
         if not extrapolate:
             st["z_dense_ref"] = None
@@ -669,7 +672,8 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
     elif st.get("z_dense") is not None:  # checkpoint of a dense-dual run
         from . import _dykstra_kernels as K
 
-        st["tri_pos"], st["tri_val"] = K.dense_to_sparse_duals(st["z_dense"], n, block)
+        st["tri_pos"], st["tri_val"] = K.dense_to_sparse_duals(st["z_dense"],
+                                                               K.diagonal_rows(n, block))
         st["z_dense"] = st["z_dense_ref"] = st["z_pair_ref"] = st["x_ref"] = st["f_ref"] = None
     if st["dense"] and order != "parallel" and not use_dense:
         # current list lives in bufs[2:4] (views), the next one is written to bufs[0:2]
@@ -744,7 +748,7 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
                 status, message = Status.LIMIT, f"dual storage exceeds max_memory ({mem} bytes)"
                 break
             if extrapolate and it % _config.DYKSTRA_EXTRAPOLATE_EVERY == 0:
-                _extrapolate(st, block, dual)
+                _extrapolate(st, dual)
             if checkpoint is not None and time.perf_counter() - last_ckpt >= checkpoint_every:
                 _write_checkpoint(checkpoint, st, counters, options)
                 last_ckpt = time.perf_counter()
