@@ -187,11 +187,25 @@ def _rel_gap(primal, dual):
     return abs(primal - dual) / max(abs(primal), abs(dual), 1e-300)
 
 
+def _dense_dual_bytes(n, with_reference=True):
+    """Bytes of dense triangle duals on ``n`` nodes (24 per triplet, twice that with the
+    extrapolation's reference copy)."""
+    return (48 if with_reference else 24) * (n * (n - 1) * (n - 2) // 6)
+
+
+def _auto_dense_fits(need, max_memory=None):
+    """Whether ``duals="auto"`` takes ``need`` bytes of dense duals."""
+    from .._memory import available_memory
+
+    if need > _config.DYKSTRA_DENSE_DUAL_BYTES or (max_memory is not None and need > max_memory):
+        return False
+    avail = available_memory()
+    return avail is None or need <= avail / 4
+
+
 def _dense_duals(duals, order, st, with_reference=True, max_memory=None):
     """Whether the triangle duals are stored densely (see ``duals`` of solve_dykstra);
     ``with_reference``: a second copy is kept for the extrapolation."""
-    from .._memory import available_memory
-
     if duals not in ("auto", "dense", "sparse"):
         raise InvalidParameterError(
             "The 'duals' parameter of solve_dykstra must be one of 'auto', 'dense', "
@@ -199,7 +213,7 @@ def _dense_duals(duals, order, st, with_reference=True, max_memory=None):
     if not st["dense"] or duals == "sparse":
         return False
     n = st["n"]
-    need = (48 if with_reference else 24) * (n * (n - 1) * (n - 2) // 6)
+    need = _dense_dual_bytes(n, with_reference)
     if duals == "dense":
         if order != "diagonal":
             raise InvalidParameterError(
@@ -208,10 +222,7 @@ def _dense_duals(duals, order, st, with_reference=True, max_memory=None):
 
         check_memory(need, what="the dense triangle duals", max_memory=max_memory)
         return True
-    if order != "diagonal" or (max_memory is not None and need > max_memory):
-        return False
-    avail = available_memory()
-    return need <= _config.DYKSTRA_DENSE_DUAL_BYTES and (avail is None or need <= avail / 4)
+    return order == "diagonal" and _auto_dense_fits(need, max_memory)
 
 
 # ------------------------------------------------------------------------- one pass
@@ -921,16 +932,16 @@ class DykstraSolver(Solver):
 
     def estimate_memory(self, problem):
         """Bytes of the pair arrays plus the triangle duals: dense ones and their
-        extrapolation reference (48 B per triplet) when ``duals="auto"`` would pick them, else a typical sparse list (2% of
-        3 C(n,3), 16 B each, two lists)."""
+        extrapolation reference (48 B per triplet) when ``duals="auto"`` would pick them,
+        else a typical sparse list (2% of 3 C(n,3), 16 B each, two lists)."""
         nvar = problem.n_variables
         base = 8 * 10 * nvar
         if problem.structure == "dense":
             n = problem.n
-            triplets = n * (n - 1) * (n - 2) // 6
-            if 48 * triplets <= _config.DYKSTRA_DENSE_DUAL_BYTES:
-                return int(base + 48 * triplets)
-            return int(base + 2 * 16 * 0.02 * 3 * triplets)
+            need = _dense_dual_bytes(n)
+            if _auto_dense_fits(need):
+                return int(base + need)
+            return int(base + 2 * 16 * 0.02 * 3 * (n * (n - 1) * (n - 2) // 6))
         return int(base + 8 * (3 * len(problem.triangles) + len(problem.wedges)))
 
     def run(self, problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_iter=10000,
