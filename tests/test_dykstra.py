@@ -321,8 +321,10 @@ def test_dual_and_lower_bound_below_exact_lp(seed, kind, params):
     lp = exact_lp(problem)
     if res["lower_bound"] is not None:
         assert res["lower_bound"] <= lp * (1 + 1e-9) + 1e-9
-    # weak duality for the QP: D(y) <= QP* <= QP(x_LP) <= (1 + A) LP*
-    apriori = {"cc": 1.0, "mn": 1.0, "sc": (1 + 1) / 10, "cd": 0.5}[kind]
+    # weak duality for the QP: D(y) <= QP* <= QP(x_LP) <= (1 + A) LP*, with A of the
+    # gamma of the returned iterate (a continuation stage's when stopped there)
+    g = res["gamma"]
+    apriori = {"cc": 1 / g, "mn": 1 / g, "sc": (1 + 1) / (2 * g), "cd": 1 / (2 * g)}[kind]
     assert res["qp_dual"] <= (1 + apriori) * lp + 1e-9
 
 
@@ -376,8 +378,9 @@ def test_dense_and_sparse_duals_agree_and_resume_across(tmp_path, karate, first,
 def test_extrapolation_keeps_the_answer_and_saves_passes(karate, kind, params):
     problem = build_problem(kind, karate, **params)
     tol = 1e-8 if kind == "sc" else 1e-6
-    plain = solve_dykstra(problem, extrapolate=False, tol=tol, round_digits=())
-    fast = solve_dykstra(problem, extrapolate=True, tol=tol, round_digits=())
+    opts = dict(tol=tol, round_digits=(), continuation=False)
+    plain = solve_dykstra(problem, extrapolate=False, **opts)
+    fast = solve_dykstra(problem, extrapolate=True, **opts)
     assert plain["status"] == fast["status"] == Status.OPTIMAL
     assert fast["max_violation"] <= tol
     assert abs(fast["fun"] - plain["fun"]) <= 3e-4 * max(1.0, abs(plain["fun"]))
@@ -385,6 +388,58 @@ def test_extrapolation_keeps_the_answer_and_saves_passes(karate, kind, params):
     # every recorded dual value is a true dual value: never above the primal optimum
     assert max(h["dual"] for h in fast["history"]) <= fast["qp_primal"] + 1e-9 * abs(
         fast["qp_primal"]) + 1e-12
+
+
+def test_continuation_reaches_the_same_lp_in_fewer_passes(karate):
+    problem = build_problem("sc", karate)
+    plain = solve_dykstra(problem, continuation=False, tol=1e-8)
+    warm = solve_dykstra(problem, tol=1e-8)   # on by default for sparsest cut
+    assert plain["status"] == warm["status"] == Status.OPTIMAL
+    assert warm["gammas"] == pytest.approx([0.1, 1.0, 5.0]) and warm["gamma"] == 5.0
+    stages = [h["gamma"] for h in warm["history"]]
+    assert stages[0] == pytest.approx(0.1) and stages == sorted(stages)
+    assert warm["nit"] < plain["nit"]
+    assert abs(warm["fun"] - plain["fun"]) <= 2e-4 * plain["fun"]
+    assert warm["lower_bound"] <= exact_lp(problem) * (1 + 1e-9)
+    assert warm["lower_bound"] == pytest.approx(plain["lower_bound"], rel=2e-4)
+
+
+@pytest.mark.parametrize("duals", ["dense", "sparse"])
+def test_continuation_keeps_the_dykstra_invariant(tmp_path, monkeypatch, duals):
+    # after a stage change (and a few passes more) x is still x0 - W^-1 A'z for the
+    # stage's gamma, with A written out constraint by constraint
+    from metricopt import _config
+    from metricopt.solvers.dykstra import _setup
+
+    n = 12
+    problem = build_problem("sc", _random_graph(3, n=n))
+    monkeypatch.setattr(_config, "DYKSTRA_CONTINUATION_PASSES", 6)
+    path = str(tmp_path / "state.npz")
+    for stop in (3, 9):
+        with pytest.warns(Warning):
+            solve_dykstra(problem, continuation=[0.1], duals=duals, max_iter=stop,
+                          checkpoint=path, block=4)
+        st0 = _setup(problem, None, None)
+        with np.load(path, allow_pickle=True) as data:
+            x, zp, zs = data["x"], data["z_pair"], float(data["z_sum"])
+            meta = dict(zip(data["meta_keys"], data["meta_vals"]))
+            if duals == "dense":
+                pos, val = K.dense_to_sparse_duals(data["z_dense"], K.diagonal_rows(n, 4))
+            else:
+                pos, val = data["tri_pos"], data["tri_val"]
+        stage = int(meta["stage"])
+        assert stop == 3 or stage == 1
+        gamma = (0.5, 5.0)[stage]
+        index = _diag_index(n)
+        trip = list(naive.triplets(n, "diagonal", 4))
+        atz = zp[0] - zp[1] - zp[2] + zp[3] + zs
+        signs = ((1, -1, -1), (-1, 1, -1), (-1, -1, 1))
+        for p, z in zip(pos.tolist(), val.tolist()):
+            i, j, k = trip[p // 3]
+            for pair, sign in zip((index(i, j), index(i, k), index(j, k)), signs[p % 3]):
+                atz[pair] += sign * z
+        x_expected = st0["x"] * (gamma / 5.0) - st0["winv"] * atz
+        np.testing.assert_allclose(x, x_expected, rtol=0, atol=1e-12 * np.abs(x).max())
 
 
 def test_resume_with_extrapolation_is_exact(tmp_path, karate):
@@ -431,8 +486,10 @@ def test_history_and_callback(karate):
             "active_constraints", "memory_bytes"}
     assert keys <= set(seen[0])
     assert seen[-1]["active_constraints"] > 0 and seen[-1]["memory_bytes"] > 0
-    duals = [r["dual"] for r in res.history]
-    assert all(b >= a - 1e-9 * abs(a) for a, b in zip(duals, duals[1:]))   # coordinate ascent
+    # coordinate ascent: the dual never decreases within one continuation stage
+    pairs = zip(res.history, res.history[1:])
+    assert all(b["dual"] >= a["dual"] - 1e-9 * abs(a["dual"]) for a, b in pairs
+               if a["gamma"] == b["gamma"])
 
 
 def test_sparse_problems_are_refused():
@@ -457,6 +514,11 @@ def test_bad_option_raises(karate):
         solve_dykstra(problem, duals="sparse", extrapolate=True)
     with pytest.raises(Exception, match="extrapolate"):
         solve_dykstra(problem, extrapolate="yes")
+    for bad in ("yes", [0.5, 0.2], [0.1, 1.0], [0.0]):
+        with pytest.raises(Exception, match="continuation"):
+            solve_dykstra(problem, continuation=bad)
+    with pytest.raises(Exception, match="continuation"):
+        solve_dykstra(build_problem("mn", karate, p=2), continuation=True)
 
 
 def test_bad_option_raises_generic(karate):

@@ -55,6 +55,8 @@ def _iteration_line(rec):
             parts.append(f"{label} {_num(rec[key], fmt)}")
     if rec.get("active_constraints") is not None:
         parts.append(f"active {rec['active_constraints']}")
+    if rec.get("gamma") is not None:  # dykstra: the stage of its gamma-continuation
+        parts.append(f"gamma {rec['gamma']:.3g}")
     return "  ".join(parts)
 
 
