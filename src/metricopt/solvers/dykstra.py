@@ -52,6 +52,9 @@ References
        Hildreth iterates)
 """
 
+import contextlib
+import signal
+import threading
 import time
 import warnings
 
@@ -229,6 +232,28 @@ def _dense_duals(duals, order, st, with_reference=True, max_memory=None):
 
 
 # ------------------------------------------------------------------------- one pass
+@contextlib.contextmanager
+def _interrupt_deferred():
+    """Hold a Ctrl-C (SIGINT) until the block is done, then raise ``KeyboardInterrupt``.
+
+    A pass, an extrapolation and a stage change each update ``x`` and the duals
+    together; cut short, they would leave a checkpoint whose ``x`` is not
+    ``x0 - W^{-1} A' z`` of its duals, or whose counters are a pass behind. Main thread
+    only (elsewhere a no-op).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught = []
+    old = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+    if caught and old is not signal.SIG_IGN:
+        raise KeyboardInterrupt
+
+
 def _one_pass(st, order, block, bufs, interleave=1):
     """One cyclic pass over every constraint; returns (bz, nnz, vmax, smax).
 
@@ -440,11 +465,11 @@ def _rescale(st, gamma):
     """Move the iterate to the QP with regularisation ``gamma``.
 
     ``x0 = delta + gamma u`` and ``f0 = -gamma`` are affine in ``gamma``, so scaling every
-    dual by ``ratio = gamma / gamma_old`` and ``x - delta`` and ``f`` with them keeps the Dykstra invariant
-    ``x = x0 - W^{-1} A' z`` exactly for the new ``gamma``: a warm start from the solution
-    of a better-conditioned problem (the duals ``z = gamma y`` of a metric LP's
-    regularisation change little along the path). The extrapolation's reference point
-    moves the same way.
+    dual by ``ratio = gamma / gamma_old`` and ``x - delta`` and ``f`` with them keeps the
+    Dykstra invariant ``x = x0 - W^{-1} A' z`` exactly for the new ``gamma``: a warm
+    start from the solution of a better-conditioned problem (the duals ``z = gamma y`` of
+    a metric LP's regularisation change little along the path). The extrapolation's
+    reference point moves the same way.
     """
     ratio = gamma / st["gamma"]
     delta = st["delta"]
@@ -796,75 +821,79 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
     try:
         numba.set_num_threads(want)
         while True:
-            if it >= max_iter:
-                status, message = Status.LIMIT, f"iteration limit ({max_iter} passes) reached"
-                break
-            bz, nnz, vest, smax = _one_pass(st, order, block, bufs, interleave)
-            it += 1
-            primal, dual, neg_bty = _objectives(st, bz)
-            gap = _rel_gap(primal, dual)
-            mem = _dual_bytes(st, bufs)
-            if not np.isfinite(primal) or not np.isfinite(dual):
-                status, message = Status.NUMERICAL, "non-finite objective"
-                break
-            warm = stage < len(gammas) - 1  # a continuation warm-up stage: no stopping test
-            full = not warm and ((it % check_every == 0) or (vest <= tol and gap <= gap_tol))
-            if full:
-                viol = problem.max_violation(_packed(st))
-            else:
-                viol = vest
-            done = full and viol <= tol and gap <= gap_tol
-            if full and not done and gap <= gap_tol and repair and st["dense"]:
-                x_r = _repair_test(problem, st, dual, tol, gap_tol)
-                if x_r is not None:
-                    x_out, repaired, done = x_r, True, True
-            if full and not done and gap <= gap_tol and round_digits:
-                rounded, x_r = _rounding_test(problem, st, dual, tol, gap_tol, round_digits)
-                if rounded is not None:
-                    x_out = x_r
-                    done = True
-            elapsed = time.perf_counter() - start
-            rec = dict(iteration=it, seconds=elapsed, primal=primal, dual=dual, gap=gap,
-                       max_violation=viol, full_check=bool(full), active_constraints=nnz,
-                       memory_bytes=mem, gamma=st["gamma"])
-            history.append(rec)
-            if callback is not None:
-                callback(dict(rec))
-            counters.update(iteration=it, seconds=elapsed)
-            if done:
-                status, message = Status.OPTIMAL, (
-                    f"converged in {it} passes" + (f" (x rounded to {rounded} decimals)"
-                                                     if rounded is not None else "")
-                    + (" (x repaired to exact feasibility)" if repaired else ""))
-                break
-            scale = max(1.0, float(np.max(np.abs(st["x"]))))
-            stalled = smax <= _config.DYKSTRA_STALL_STEP * scale
-            if warm and (stalled or gap <= _config.DYKSTRA_CONTINUATION_GAP
-                         or it - stage_start >= _config.DYKSTRA_CONTINUATION_PASSES):
-                stage += 1
-                _rescale(st, gammas[stage])
-                counters["stage"] = stage
-                stage_start = it
-            elif stalled:
-                status, message = Status.STALLED, f"no change in pass {it}"
-                break
-            if time_limit is not None and elapsed >= time_limit:
-                status, message = Status.LIMIT, f"time limit ({time_limit} s) reached"
-                break
-            if max_memory is not None and mem > max_memory:
-                status, message = Status.LIMIT, f"dual storage exceeds max_memory ({mem} bytes)"
-                break
-            if extrapolate and it % _config.DYKSTRA_EXTRAPOLATE_EVERY == 0:
-                _extrapolate(st, dual)
-            if checkpoint is not None and time.perf_counter() - last_ckpt >= checkpoint_every:
-                _write_checkpoint(checkpoint, st, counters, options)
-                last_ckpt = time.perf_counter()
+            # a Ctrl-C takes effect between two iterations, so that x, the duals and the
+            # counters of a checkpoint always belong together
+            with _interrupt_deferred():
+                if it >= max_iter:
+                    status, message = Status.LIMIT, f"iteration limit ({max_iter} passes) reached"
+                    break
+                bz, nnz, vest, smax = _one_pass(st, order, block, bufs, interleave)
+                it += 1
+                primal, dual, neg_bty = _objectives(st, bz)
+                gap = _rel_gap(primal, dual)
+                mem = _dual_bytes(st, bufs)
+                if not np.isfinite(primal) or not np.isfinite(dual):
+                    status, message = Status.NUMERICAL, "non-finite objective"
+                    break
+                warm = stage < len(gammas) - 1  # a continuation warm-up stage: no stopping test
+                full = not warm and ((it % check_every == 0) or (vest <= tol and gap <= gap_tol))
+                if full:
+                    viol = problem.max_violation(_packed(st))
+                else:
+                    viol = vest
+                done = full and viol <= tol and gap <= gap_tol
+                if full and not done and gap <= gap_tol and repair and st["dense"]:
+                    x_r = _repair_test(problem, st, dual, tol, gap_tol)
+                    if x_r is not None:
+                        x_out, repaired, done = x_r, True, True
+                if full and not done and gap <= gap_tol and round_digits:
+                    rounded, x_r = _rounding_test(problem, st, dual, tol, gap_tol, round_digits)
+                    if rounded is not None:
+                        x_out = x_r
+                        done = True
+                elapsed = time.perf_counter() - start
+                rec = dict(iteration=it, seconds=elapsed, primal=primal, dual=dual, gap=gap,
+                           max_violation=viol, full_check=bool(full), active_constraints=nnz,
+                           memory_bytes=mem, gamma=st["gamma"])
+                history.append(rec)
+                if callback is not None:
+                    callback(dict(rec))
+                counters.update(iteration=it, seconds=elapsed)
+                if done:
+                    status, message = Status.OPTIMAL, (
+                        f"converged in {it} passes" + (f" (x rounded to {rounded} decimals)"
+                                                         if rounded is not None else "")
+                        + (" (x repaired to exact feasibility)" if repaired else ""))
+                    break
+                scale = max(1.0, float(np.max(np.abs(st["x"]))))
+                stalled = smax <= _config.DYKSTRA_STALL_STEP * scale
+                if warm and (stalled or gap <= _config.DYKSTRA_CONTINUATION_GAP
+                             or it - stage_start >= _config.DYKSTRA_CONTINUATION_PASSES):
+                    stage += 1
+                    _rescale(st, gammas[stage])
+                    counters["stage"] = stage
+                    stage_start = it
+                elif stalled:
+                    status, message = Status.STALLED, f"no change in pass {it}"
+                    break
+                if time_limit is not None and elapsed >= time_limit:
+                    status, message = Status.LIMIT, f"time limit ({time_limit} s) reached"
+                    break
+                if max_memory is not None and mem > max_memory:
+                    status = Status.LIMIT
+                    message = f"dual storage exceeds max_memory ({mem} bytes)"
+                    break
+                if extrapolate and it % _config.DYKSTRA_EXTRAPOLATE_EVERY == 0:
+                    _extrapolate(st, dual)
+                if checkpoint is not None and time.perf_counter() - last_ckpt >= checkpoint_every:
+                    _write_checkpoint(checkpoint, st, counters, options)
+                    last_ckpt = time.perf_counter()
     except KeyboardInterrupt:
         status, message = Status.INTERRUPTED, f"interrupted after {it} passes"
         counters.update(iteration=it, seconds=time.perf_counter() - start)
         if checkpoint is not None:
-            # a pass cut short leaves x and the dual lists inconsistent with each other only
-            # within that pass: the checkpoint holds the state after the last full pass
+            # an iteration holds a Ctrl-C until it is done (_interrupt_deferred), so x,
+            # the duals and the counters written here belong together
             _write_checkpoint(checkpoint, st, counters, options)
     finally:
         numba.set_num_threads(old_threads)
