@@ -158,11 +158,98 @@ static void pass_dense(double *x, const double *winv, const int64_t *off, int64_
         }
 }
 
+/* mode "sparse-scratch" (triangle_rows_diagonal): sparse duals, each row through a dense
+ * scratch. The row's stored duals are scattered into zs (z0, z1, z2 runs, zero elsewhere),
+ * the row runs branch-free as in the dense kernel (violations to vs, reduced afterwards with
+ * eight max chains; sums of |dz| and of nonzero duals), then the nonzero duals are appended
+ * in position order by a two-level branch-free compaction: the triplets holding a dual are
+ * listed in busy, then each listed triplet stores its three duals unconditionally (the count
+ * advances when positive) and is zeroed, so zs is all zeros between rows. */
+static inline void row_scratch_dense(double *xa_, double *xb_, double *xc_, const double *wa_,
+                                     const double *wb_, const double *wc_, double *z0_,
+                                     double *z1_, double *z2_, int64_t len, double *vs,
+                                     double *dsum, double *nzs) {
+    double ds = 0.0, nz = 0.0;
+    for (int64_t g = 0; g < len; g++) {
+        double xa = xa_[g], xb = xb_[g], xc = xc_[g], wa = wa_[g], wb = wb_[g], wc = wc_[g];
+        double q = 1.0 / (wa + wb + wc), v0, v1, v2, zn, d0, d1, d2, v;
+        v0 = xa - xb - xc; zn = MAX(z0_[g] + v0 * q, 0.0); d0 = zn - z0_[g]; z0_[g] = zn;
+        xa -= d0 * wa; xb += d0 * wb; xc += d0 * wc;
+        v1 = xb - xa - xc; zn = MAX(z1_[g] + v1 * q, 0.0); d1 = zn - z1_[g]; z1_[g] = zn;
+        xb -= d1 * wb; xa += d1 * wa; xc += d1 * wc;
+        v2 = xc - xa - xb; zn = MAX(z2_[g] + v2 * q, 0.0); d2 = zn - z2_[g]; z2_[g] = zn;
+        xc -= d2 * wc; xa += d2 * wa; xb += d2 * wb;
+        xa_[g] = xa; xb_[g] = xb; xc_[g] = xc;
+        v = MAX(v0, v1); vs[g] = MAX(v, v2);
+        ds += (d0 < 0 ? -d0 : d0) + (d1 < 0 ? -d1 : d1) + (d2 < 0 ? -d2 : d2);
+        nz += (z0_[g] > 0.0 ? 1.0 : 0.0) + (z1_[g] > 0.0 ? 1.0 : 0.0) + (z2_[g] > 0.0 ? 1.0 : 0.0);
+    }
+    *dsum += ds; *nzs = nz;
+}
+
+static inline double lane_max(const double *s, int64_t len) {
+    double m[8] = {0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0};
+    int64_t g = 0;
+    for (; g + 8 <= len; g += 8)
+        for (int k = 0; k < 8; k++) m[k] = s[g + k] > m[k] ? s[g + k] : m[k];
+    for (; g < len; g++) m[0] = s[g] > m[0] ? s[g] : m[0];
+    for (int k = 1; k < 8; k++) m[0] = MAX(m[0], m[k]);
+    return m[0];
+}
+
+static void pass_scratch(double *x, const double *winv, const int64_t *off, int64_t n,
+                         int64_t block, const list_t *cur, list_t *nxt, double *zs, double *vs,
+                         uint64_t *busy, double *vmax_out) {
+    int64_t cursor = 0, nextp = cur->n ? cur->pos[0] : BIG, t3 = 0;
+    uint64_t count = 0;
+    double vmax = 0.0, dsum = 0.0;
+    nxt->n = 0;
+    for (int64_t sb = 1; sb < n - 1; sb += block)
+        for (int64_t s2 = 1; s2 < n - 1; s2++) {
+            int64_t top = sb + block < n - s2 ? sb + block : n - s2;
+            for (int64_t s1 = sb; s1 < top; s1++) {
+                int64_t m = n - s1 - s2, a0 = off[s1], b0 = off[s1 + s2], c0 = off[s2] + s1;
+                int64_t end = t3 + 3 * m;
+                nxt->n = count; reserve(nxt, 3 * m);
+                while (nextp < end) {
+                    int64_t r = nextp - t3, g = r / 3;
+                    zs[(r - 3 * g) * m + g] = cur->val[cursor++];
+                    nextp = cursor < cur->n ? cur->pos[cursor] : BIG;
+                }
+                double *z0_ = zs, *z1_ = zs + m, *z2_ = zs + 2 * m, nzs;
+                row_scratch_dense(x + a0, x + b0, x + c0, winv + a0, winv + b0, winv + c0, z0_,
+                                  z1_, z2_, m, vs, &dsum, &nzs);
+                vmax = MAX(vmax, lane_max(vs, m));
+                if (nzs > 0.0) {
+                    uint64_t nb = 0;
+                    for (int64_t g = 0; g < m; g++) {
+                        busy[nb] = g;
+                        nb += (z0_[g] > 0.0) | (z1_[g] > 0.0) | (z2_[g] > 0.0);
+                    }
+                    int64_t *np_ = nxt->pos; double *nv = nxt->val;
+                    for (uint64_t i = 0; i < nb; i++) {
+                        uint64_t g = busy[i];
+                        int64_t p = t3 + 3 * g;
+                        double z;
+                        z = z0_[g]; np_[count] = p; nv[count] = z; count += z > 0.0;
+                        z = z1_[g]; np_[count] = p + 1; nv[count] = z; count += z > 0.0;
+                        z = z2_[g]; np_[count] = p + 2; nv[count] = z; count += z > 0.0;
+                        z0_[g] = 0.0; z1_[g] = 0.0; z2_[g] = 0.0;
+                    }
+                }
+                t3 = end;
+            }
+        }
+    nxt->n = count;
+    *vmax_out = vmax + 0.0 * dsum;
+}
+
 int main(int argc, char **argv) {
     int64_t n = argc > 1 ? atoll(argv[1]) : 1000;
     int npass = argc > 2 ? atoi(argv[2]) : 5;
     int lex = argc > 3 && strcmp(argv[3], "lexicographic") == 0;
     int dense = argc > 3 && strcmp(argv[3], "dense") == 0;
+    int scratch = argc > 3 && strcmp(argv[3], "sparse-scratch") == 0;
     rng += argc > 4 ? (uint64_t)atoll(argv[4]) : 0;
     int64_t N = n * (n - 1) / 2;
     double *x = malloc(N * sizeof(double)), *winv = malloc(N * sizeof(double));
@@ -174,6 +261,8 @@ int main(int argc, char **argv) {
     for (int64_t p = 0; p < N; p++) { x[p] = unif() < 0.1 ? 1.0 : 0.0; winv[p] = 1.0 / (0.5 + 1.5 * unif()); }
     double *z = NULL;
     if (dense) z = calloc((size_t)(n * (n - 1) * (n - 2) / 2), sizeof(double));
+    double *zs = calloc(3 * n, sizeof(double)), *vs = malloc(n * sizeof(double)), vmax = 0.0;
+    uint64_t *busy = malloc(n * sizeof(uint64_t));
     list_t a = {0}, b = {0};
     list_t *cur = &a, *nxt = &b;
     double trip = (double)n * (n - 1) * (n - 2) / 6.0, total = 0.0, total_cpu = 0.0;
@@ -181,6 +270,7 @@ int main(int argc, char **argv) {
         double t0 = now(), c0 = cpu();
         if (lex) pass_lexicographic(x, winv, off, n, cur, nxt);
         else if (dense) pass_dense(x, winv, off, n, 16, z);
+        else if (scratch) pass_scratch(x, winv, off, n, 16, cur, nxt, zs, vs, busy, &vmax);
         else pass_diagonal(x, winv, off, n, 16, cur, nxt);
         double dt = now() - t0, dc = cpu() - c0;
         if (k >= 2) { total += dt; total_cpu += dc; }
