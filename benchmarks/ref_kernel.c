@@ -10,7 +10,7 @@
  * duals after the last pass.
  * Mode "dense" is the dense-dual kernel (triangle_rows_dense): every dual stored, row by
  * row as three contiguous runs z0, z1, z2, and a branch-free loop over each row.
- * usage: ref_kernel n npass [diagonal|lexicographic|dense] [seed] */
+ * usage: ref_kernel n npass [diagonal|lexicographic|dense|sparse-scratch] [seed] [presize] */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -224,7 +224,7 @@ static void pass_scratch(double *x, const double *winv, const int64_t *off, int6
                     uint64_t nb = 0;
                     for (int64_t g = 0; g < m; g++) {
                         busy[nb] = g;
-                        nb += (z0_[g] > 0.0) | (z1_[g] > 0.0) | (z2_[g] > 0.0);
+                        nb += z0_[g] + z1_[g] + z2_[g] > 0.0; /* duals are >= 0 */
                     }
                     int64_t *np_ = nxt->pos; double *nv = nxt->val;
                     for (uint64_t i = 0; i < nb; i++) {
@@ -264,6 +264,15 @@ int main(int argc, char **argv) {
     double *zs = calloc(3 * n, sizeof(double)), *vs = malloc(n * sizeof(double)), vmax = 0.0;
     uint64_t *busy = malloc(n * sizeof(uint64_t));
     list_t a = {0}, b = {0};
+    /* optional: both dual lists sized (and touched) up front for this fraction of the
+     * 3 C(n,3) constraints, so that no timed pass grows them (fresh pages fault) */
+    double presize = argc > 5 ? atof(argv[5]) : 0.0;
+    if (presize > 0.0) {
+        int64_t cap = (int64_t)(presize * (double)n * (n - 1) * (n - 2) / 2.0) + 3 * n;
+        reserve(&a, cap); reserve(&b, cap);
+        memset(a.pos, 0, cap * sizeof(int64_t)); memset(a.val, 0, cap * sizeof(double));
+        memset(b.pos, 0, cap * sizeof(int64_t)); memset(b.val, 0, cap * sizeof(double));
+    }
     list_t *cur = &a, *nxt = &b;
     double trip = (double)n * (n - 1) * (n - 2) / 6.0, total = 0.0, total_cpu = 0.0;
     for (int k = 1; k <= npass; k++) {

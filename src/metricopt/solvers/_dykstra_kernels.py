@@ -275,7 +275,8 @@ def _row_scratch(x, winv, a0, b0, c0, m, t3, cur_pos, cur_val, ncur, cursor, nex
         nb = _U0
         for g in range(m):
             busy[nb] = g
-            nb += np.uint64((z0_[g] > 0.0) | (z1_[g] > 0.0) | (z2_[g] > 0.0))
+            # duals are >= 0: the sum is positive iff one of them is
+            nb += np.uint64(z0_[g] + z1_[g] + z2_[g] > 0.0)
         c = np.uint64(count)
         for i in range(nb):
             g = busy[i]
