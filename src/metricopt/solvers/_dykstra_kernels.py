@@ -17,8 +17,14 @@ Conventions (see Veldt et al. 2019, Alg. 1-2 and §5):
   (pair ``(i, j)`` at ``r[i] + j``, :func:`packed_row_offsets`, the problems' own order)
   for the lexicographic and parallel orders (:data:`LAYOUTS`).
 * Hot loops never allocate and never return arrays: a resumable core stops before a row
-  whose duals might not fit, the wrapper grows the buffer and resumes. Triplets before
-  the next stored dual only get a violation test, skipped eight at a time when idle.
+  whose duals might not fit, the wrapper grows the buffer and resumes.
+* Sparse duals, diagonal order: each row (one triplet shape, three contiguous pair
+  streams) goes through a dense scratch allocated once per call of the core: the row's
+  stored duals are scattered into it, the branch-free dense row (:func:`_row_dense`,
+  vectorised) runs on it, and the nonzero duals are compacted back into the list
+  without data-dependent branches. Lexicographic and parallel orders (:func:`_row`):
+  triplets before the next stored dual only get a violation test, skipped eight at a
+  time when idle.
 * Triangle duals are stored sparsely (§5.2): the nonzero ones of the previous pass as
   two arrays ``(pos, val)`` in visiting order, consumed with a cursor, while the
   nonzero ones of this pass are appended to a second pair of arrays. Position
@@ -303,10 +309,11 @@ def _row_scratch(x, winv, a0, b0, c0, m, t3, cur_pos, cur_val, ncur, cursor, nex
 @numba.njit(fastmath=_FM, cache=True, boundscheck=False, error_model="numpy")
 def _diagonal_core(x, winv, off, n, block, cur_pos, cur_val, ncur, nxt_pos, nxt_val, state,
                    acc, max_rows):
-    """Resumable diagonal-order pass; stops before a row that might not fit into
-    ``nxt_pos`` or after ``max_rows`` rows. ``state`` = (sb, s2, s1, cursor, t3, count),
-    ``acc`` = (vmax, smax); both are read on entry and written on exit. Returns
-    ``(done, rows)``: whether the pass is complete and the rows visited by this call."""
+    """Resumable diagonal-order pass, rows through :func:`_row_scratch`; stops before a
+    row that might not fit into ``nxt_pos`` or after ``max_rows`` rows. ``state`` = (sb,
+    s2, s1, cursor, t3, count), ``acc`` = (vmax, sum of ``|dz|``); both are read on entry
+    and written on exit. Returns ``(done, rows)``: whether the pass is complete and the
+    rows visited by this call."""
     sb = state[0]
     s2 = state[1]
     s1 = state[2]
@@ -437,9 +444,9 @@ def triangle_pass_diagonal(x, winv, n, block, cur_pos, cur_val, nxt_pos, nxt_val
     count : int
     vmax : float
         Largest violation met at a visit (before its step): a cheap estimate.
-    smax : float
-        Largest change of one triplet's duals (sum of its three ``|dz|``; 0 when the
-        pass changed nothing).
+    dsum : float
+        Sum of ``|dz|`` over the pass, as in :func:`triangle_rows_dense`: an upper bound
+        of the largest dual change, 0 when the pass changed nothing.
     """
     state = np.zeros(6, dtype=np.int64)
     acc = np.zeros(2)
@@ -455,7 +462,8 @@ def triangle_rows_diagonal(x, winv, n, block, cur_pos, cur_val, nxt_pos, nxt_val
     one per triplet shape ``(s1, s2)``), resuming at ``state``.
 
     ``state`` (int64, length 6; all zeros at the start of a pass) and ``acc`` (float64,
-    length 2: ``vmax, smax``) carry the position and the running maxima between calls;
+    length 2: the largest violation met and the sum of ``|dz|``) carry the position and
+    the running figures between calls;
     ``state[5]`` is the number of duals written to ``nxt_pos/nxt_val`` so far. Lets the
     driver revisit other constraints between parts of a pass (see
     :func:`metricopt.solvers.dykstra.solve_dykstra`, ``interleave``).
@@ -490,7 +498,8 @@ def triangle_pass_lexicographic(x, winv, n, block, cur_pos, cur_val, nxt_pos, nx
 
     The papers' order, on the *packed* (row-major) layout: pair ``(i, j)`` at
     ``r[i] + j`` (:func:`packed_row_offsets`). Same parameters and returns as
-    :func:`triangle_pass_diagonal` (``block`` is ignored).
+    :func:`triangle_pass_diagonal` (``block`` is ignored), except that the last one is
+    the largest change of one triplet's duals (sum of its three ``|dz|``).
     """
     r = packed_row_offsets(n)
     state = np.zeros(6, dtype=np.int64)
