@@ -4,6 +4,7 @@ Usage::
 
     python benchmarks/bench_dykstra.py [--quick] [--orders] [--highs-cap SECONDS]
         [--large-limit SECONDS] [--no-kernels | --kernels-only] [--presize FRACTION]
+        [--c-fastmath]
 
 Cases (targets from the project's issue): sparsest cut on jazz (gamma 5, lambda 1/n,
 gap 1e-4, violation 1e-8; <= 5 s), Jaccard correlation clustering on jazz (gap 1e-4,
@@ -23,7 +24,9 @@ reused between passes as the solver reuses them; with ``--presize F`` (default 0
 lists of the diagonal order, numba's and C's, are allocated and touched for ``F`` of the
 ``3 C(n,3)`` constraints before the timed passes (the solver's steady state: no pass
 grows them), 0 lets the kernels grow them during the passes (fresh pages fault, which
-is slow on this VM and differs between numba's copy and C's realloc).
+is slow on this VM and differs between numba's copy and C's realloc). ``--c-fastmath``
+compiles the C loop with the fast-math set numba's kernels use (reassociation, so that its
+sum reductions vectorise; no finite-math assumptions).
 """
 
 import argparse
@@ -202,15 +205,22 @@ def per_triplet(n, npass=5, threads=1, order="diagonal", presize=0.0):
             nz / (3 * trip))
 
 
-def c_reference(n, npass=5, order="diagonal", presize=0.0):
+#: gcc flags matching the kernels' fast-math set (``_config.FASTMATH``: nsz, arcp, contract,
+#: afn, reassoc; NaN and infinity stay honest)
+C_FASTMATH = ["-fassociative-math", "-fno-signed-zeros", "-fno-trapping-math",
+              "-freciprocal-math", "-ffp-contract=fast"]
+
+
+def c_reference(n, npass=5, order="diagonal", presize=0.0, fastmath=False):
     """(wall, thread CPU, nonzero fraction) of ``ref_kernel.c`` in mode ``order``
     ("diagonal" is the earlier sparse algorithm, "sparse-scratch" the current one), or
-    None without gcc. ``presize``: as in :func:`per_triplet`."""
+    None without gcc. ``presize``: as in :func:`per_triplet`; ``fastmath``: add
+    :data:`C_FASTMATH` to ``-O3 -march=native``."""
     if shutil.which("gcc") is None:
         return None
     exe = os.path.join(tempfile.mkdtemp(), "ref_kernel")
-    subprocess.run(["gcc", "-O3", "-march=native", "-o", exe, os.path.join(HERE, "ref_kernel.c")],
-                   check=True)
+    subprocess.run(["gcc", "-O3", "-march=native", *(C_FASTMATH if fastmath else []), "-o", exe,
+                    os.path.join(HERE, "ref_kernel.c")], check=True)
     out = subprocess.run([exe, str(n), str(npass), order, "0", str(presize)], check=True,
                          capture_output=True, text=True)
     wall, cpu, nz = out.stdout.split()
@@ -232,6 +242,8 @@ def main(argv=None):
     ap.add_argument("--presize", type=float, default=0.04,
                     help="fraction of the constraints the diagonal order's dual lists are "
                          "sized for before the timed passes (0: grown by the kernels)")
+    ap.add_argument("--c-fastmath", action="store_true",
+                    help="compile ref_kernel.c with the kernels' fast-math flag set")
     args = ap.parse_args(argv)
     sys.path.insert(0, os.path.join(HERE, "..", "src"))
     from metricopt.io import read_graph
@@ -297,7 +309,7 @@ def _kernels(args):
                 continue
             presize = args.presize if order == "diagonal" else 0.0
             nw, nc, nzn = per_triplet(n, order=order, presize=presize)
-            c = c_reference(n, order=mode, presize=presize)
+            c = c_reference(n, order=mode, presize=presize, fastmath=args.c_fastmath)
             cw, cc, nzc = ("-", "-", "-") if c is None else (f"{c[0]:.2f}", f"{c[1]:.2f}",
                                                              f"{c[2]:.4f}")
             ratio = "-" if c is None else f"{nc / c[1]:.2f}"
