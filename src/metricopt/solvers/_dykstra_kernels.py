@@ -259,9 +259,9 @@ def _row_scratch(x, winv, a0, b0, c0, m, t3, cur_pos, cur_val, ncur, cursor, nex
     runs branch-free through :func:`_row_dense` (``vs``: its violation scratch), and the
     nonzero duals are appended to ``nxt_pos/nxt_val`` in position order by a branch-free
     two-level compaction: the triplets holding a dual are listed in ``busy`` (a store
-    per triplet, the count advancing when one of its duals is positive), then each listed
-    triplet stores its three duals the same way and is zeroed, so that ``zs`` is all
-    zeros again on return. The caller guarantees room for ``3m`` more entries. Returns
+    per triplet, the count advancing when the sum of its duals is positive), then each
+    listed triplet stores its three duals (the count advancing when one is positive) and
+    is zeroed, so that ``zs`` is all zeros again on return. The caller guarantees room for ``3m`` more entries. Returns
     ``cursor, nextp, count, vmax, dsum`` (never arrays).
     """
     end = t3 + 3 * m
