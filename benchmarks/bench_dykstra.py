@@ -3,7 +3,8 @@
 Usage::
 
     python benchmarks/bench_dykstra.py [--quick] [--orders] [--highs-cap SECONDS]
-        [--large-limit SECONDS] [--no-kernels]
+        [--large-limit SECONDS] [--no-kernels | --kernels-only] [--presize FRACTION]
+        [--c-fastmath]
 
 Cases (targets from the project's issue): sparsest cut on jazz (gamma 5, lambda 1/n,
 gap 1e-4, violation 1e-8; <= 5 s), Jaccard correlation clustering on jazz (gap 1e-4,
@@ -15,6 +16,17 @@ order's), cluster deletion on Vassar85 (<= 60 s,
 (<= 60 s each; stopped after ``--large-limit`` seconds). HiGHS (``metricopt.solve(problem, method="highs")``) runs in a child process
 that is stopped after ``--highs-cap`` seconds. ``--quick`` uses small instances. The
 kernels are loaded by a warm-up solve on karate before the timed cases.
+
+Kernel table: the numba sparse diagonal kernel is compared with the C mode
+``sparse-scratch`` (same algorithm: each row through a dense scratch), the dense kernel
+with ``dense`` and the lexicographic kernel with ``lexicographic``. The dual lists are
+reused between passes as the solver reuses them; with ``--presize F`` (default 0.04) both
+lists of the diagonal order, numba's and C's, are allocated and touched for ``F`` of the
+``3 C(n,3)`` constraints before the timed passes (the solver's steady state: no pass
+grows them), 0 lets the kernels grow them during the passes (fresh pages fault, which
+is slow on this VM and differs between numba's copy and C's realloc). ``--c-fastmath``
+compiles the C loop with the fast-math set numba's kernels use (reassociation, so that its
+sum reductions vectorise; no finite-math assumptions).
 """
 
 import argparse
@@ -120,14 +132,18 @@ def _instance(n):
     return (rng.random(N) < 0.1).astype(np.float64), 1.0 / rng.uniform(0.5, 2.0, N)
 
 
-def per_triplet(n, npass=5, threads=1, order="diagonal"):
+def per_triplet(n, npass=5, threads=1, order="diagonal", presize=0.0):
     """ns per triplet of the triangle pass alone, mean over passes 2..npass.
 
     ``order``: "diagonal" and "lexicographic" (sparse duals), "dense" (diagonal order,
-    dense duals) or "parallel".
+    dense duals) or "parallel". ``presize``: sparse orders only, fraction of the
+    ``3 C(n,3)`` constraints both dual lists are sized (and touched) for before the
+    timed passes; 0 starts from 64K entries and lets the kernel grow them. The lists
+    are reused between passes as in the solver (the full arrays, not the slices).
 
-    Returns ``(wall, cpu)``: wall clock and CPU time of this process (all threads) per
-    triplet, so that a loaded machine shows up as ``cpu / wall`` below the thread count.
+    Returns ``(wall, cpu, nz)``: wall clock and CPU time of this process (all threads)
+    per triplet, so that a loaded machine shows up as ``cpu / wall`` below the thread
+    count, and the fraction of the constraints holding a nonzero dual after the last pass.
     """
     import numba
 
@@ -155,43 +171,60 @@ def per_triplet(n, npass=5, threads=1, order="diagonal"):
                     wall += time.perf_counter() - t
                     cpu += time.process_time() - c
                 a, b, pos, val, cnt = pos, val, p, v, cnt2
+            nz = int(cnt.sum())
         elif order == "dense":
             z = np.zeros(3 * (n * (n - 1) * (n - 2) // 6))
             for k in range(1, npass + 1):
                 t, c = time.perf_counter(), time.process_time()
-                K.triangle_pass_dense(x, winv, n, 16, z)
+                _, _, nz = K.triangle_pass_dense(x, winv, n, 16, z)
                 if k >= 2:
                     wall += time.perf_counter() - t
                     cpu += time.process_time() - c
             del z
         else:
             kern = K.TRIANGLE_KERNELS[order]
-            pos, val = np.empty(0, np.int64), np.empty(0)
-            a, b = np.empty(1 << 16, np.int64), np.empty(1 << 16)
+            cap = max(1 << 16, int(presize * 3 * trip) + 3 * n)
+            # (a, b): scratch for this pass's duals; (fp, fv): the full arrays behind
+            # (pos, val); both pairs are passed on between passes, as the solver does
+            a, b, fp, fv = (np.ones(cap, np.int64), np.ones(cap), np.ones(cap, np.int64),
+                            np.ones(cap))
+            pos, val = fp[:0], fv[:0]
             for k in range(1, npass + 1):
                 t, c = time.perf_counter(), time.process_time()
                 p, v, cnt, _, _ = kern(x, winv, n, 16, pos, val, a, b)
                 if k >= 2:
                     wall += time.perf_counter() - t
                     cpu += time.process_time() - c
-                a, b = pos, val
+                a, b, fp, fv = fp, fv, p, v
                 pos, val = p[:cnt], v[:cnt]
+            nz = cnt
+            del a, b, fp, fv, pos, val, p, v
     finally:
         numba.set_num_threads(old)
-    return 1e9 * wall / (trip * (npass - 1)), 1e9 * cpu / (trip * (npass - 1))
+    return (1e9 * wall / (trip * (npass - 1)), 1e9 * cpu / (trip * (npass - 1)),
+            nz / (3 * trip))
 
 
-def c_reference(n, npass=5, order="diagonal"):
-    """(wall, thread CPU) ns per triplet of ``ref_kernel.c``, or None without gcc."""
+#: gcc flags matching the kernels' fast-math set (``_config.FASTMATH``: nsz, arcp, contract,
+#: afn, reassoc; NaN and infinity stay honest)
+C_FASTMATH = ["-fassociative-math", "-fno-signed-zeros", "-fno-trapping-math",
+              "-freciprocal-math", "-ffp-contract=fast"]
+
+
+def c_reference(n, npass=5, order="diagonal", presize=0.0, fastmath=False):
+    """(wall, thread CPU, nonzero fraction) of ``ref_kernel.c`` in mode ``order``
+    ("diagonal" is the earlier sparse algorithm, "sparse-scratch" the current one), or
+    None without gcc. ``presize``: as in :func:`per_triplet`; ``fastmath``: add
+    :data:`C_FASTMATH` to ``-O3 -march=native``."""
     if shutil.which("gcc") is None:
         return None
     exe = os.path.join(tempfile.mkdtemp(), "ref_kernel")
-    subprocess.run(["gcc", "-O3", "-march=native", "-o", exe, os.path.join(HERE, "ref_kernel.c")],
-                   check=True)
-    out = subprocess.run([exe, str(n), str(npass), order], check=True, capture_output=True,
-                         text=True)
-    wall, cpu, _ = out.stdout.split()
-    return float(wall), float(cpu)
+    subprocess.run(["gcc", "-O3", "-march=native", *(C_FASTMATH if fastmath else []), "-o", exe,
+                    os.path.join(HERE, "ref_kernel.c")], check=True)
+    out = subprocess.run([exe, str(n), str(npass), order, "0", str(presize)], check=True,
+                         capture_output=True, text=True)
+    wall, cpu, nz = out.stdout.split()
+    return float(wall), float(cpu), float(nz)
 
 
 def main(argv=None):
@@ -204,6 +237,13 @@ def main(argv=None):
                          "(0 skips them)")
     ap.add_argument("--no-kernels", action="store_true",
                     help="skip the per-triplet kernel and thread tables")
+    ap.add_argument("--kernels-only", action="store_true",
+                    help="only the per-triplet kernel and thread tables")
+    ap.add_argument("--presize", type=float, default=0.04,
+                    help="fraction of the constraints the diagonal order's dual lists are "
+                         "sized for before the timed passes (0: grown by the kernels)")
+    ap.add_argument("--c-fastmath", action="store_true",
+                    help="compile ref_kernel.c with the kernels' fast-math flag set")
     args = ap.parse_args(argv)
     sys.path.insert(0, os.path.join(HERE, "..", "src"))
     from metricopt.io import read_graph
@@ -219,6 +259,13 @@ def main(argv=None):
             solve_dykstra(build_problem(kind, read_graph("karate")), max_iter=12)
     print(f"kernel load / warm-up: {time.perf_counter() - t:.1f} s\n")
 
+    if not args.kernels_only:
+        _cases(args)
+    if not args.no_kernels:
+        _kernels(args)
+
+
+def _cases(args):
     rows = []
     cap = args.highs_cap
     big = "lesmis" if args.quick else "jazz"
@@ -242,24 +289,39 @@ def main(argv=None):
     for r in rows:
         print("| " + " | ".join(str(c) for c in r) + " |")
 
-    if args.no_kernels:
-        return
+
+#: kernel table rows: numba order, the ref_kernel.c mode with the same algorithm
+KERNEL_ROWS = (("diagonal", "sparse-scratch"), ("dense", "dense"),
+               ("lexicographic", "lexicographic"))
+
+
+def _kernels(args):
     sizes = (300, 600) if args.quick else (1000, 2000)
-    print("\n| n | order | numba wall | numba CPU | C wall | C CPU | numba / C (CPU) |")
-    print("|---|---|---|---|---|---|---|")
+    print("\n| n | order (C mode) | numba wall | numba CPU | C wall | C CPU | numba / C (CPU) "
+          "| nonzero duals numba / C | target |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for n in sizes:
-        for order in ("diagonal", "dense", "lexicographic"):
+        for order, mode in KERNEL_ROWS:
+            label = f"{order} ({mode})"
             if order == "dense" and 24 * n ** 3 / 6 > DENSE_KERNEL_BYTES:
-                print(f"| {n} | dense | - | - | - | - | needs {24 * n ** 3 / 6 / 2**30:.0f} GiB |")
+                print(f"| {n} | {label} | - | - | - | - | - | - | needs "
+                      f"{24 * n ** 3 / 6 / 2**30:.0f} GiB |")
                 continue
-            nw, nc = per_triplet(n, order=order)
-            c = c_reference(n, order=order)
-            cw, cc = ("-", "-") if c is None else (f"{c[0]:.2f}", f"{c[1]:.2f}")
+            presize = args.presize if order == "diagonal" else 0.0
+            nw, nc, nzn = per_triplet(n, order=order, presize=presize)
+            c = c_reference(n, order=mode, presize=presize, fastmath=args.c_fastmath)
+            cw, cc, nzc = ("-", "-", "-") if c is None else (f"{c[0]:.2f}", f"{c[1]:.2f}",
+                                                             f"{c[2]:.4f}")
             ratio = "-" if c is None else f"{nc / c[1]:.2f}"
-            print(f"| {n} | {order} | {nw:.2f} | {nc:.2f} | {cw} | {cc} | {ratio} |")
+            target = ""
+            if order == "diagonal" and n in (1000, 2000):
+                met = c is not None and nc <= 3.0 and nc / c[1] <= 1.3
+                target = f"<= 3 ns, <= 1.3x: {'met' if met else 'not met'}"
+            print(f"| {n} | {label} | {nw:.2f} | {nc:.2f} | {cw} | {cc} | {ratio} "
+                  f"| {nzn:.4f} / {nzc} | {target} |")
     n = sizes[-1]
-    w1, c1 = per_triplet(n, threads=1, order="parallel")
-    w2, c2 = per_triplet(n, threads=2, order="parallel")
+    w1, c1, _ = per_triplet(n, threads=1, order="parallel")
+    w2, c2, _ = per_triplet(n, threads=2, order="parallel")
     print(f"\nparallel order, n = {n} (ns/triplet, passes 2-5): 1 thread wall {w1:.2f} "
           f"(CPU share {c1 / w1:.2f}), 2 threads wall {w2:.2f} (CPU share {c2 / w2:.2f}); "
           f"speed-up {w1 / w2:.2f}x")

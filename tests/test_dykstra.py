@@ -176,6 +176,25 @@ def test_dense_duals_and_chunked_passes_match_sparse_kernel(n):
         np.testing.assert_array_equal(K.sparse_to_dense_duals(pos, val, rows), z)
 
 
+def test_diagonal_pass_change_sum_is_zero_at_a_fixed_point():
+    # the diagonal kernel reports the sum of |dz| over the pass (the driver's stall test
+    # only compares it with ~0): 0 on a metric without duals, and at least the largest
+    # single dual after a pass that creates duals
+    n = 30
+    winv = np.ones(n_pairs(n))
+    empty_p, empty_v = np.empty(0, np.int64), np.empty(0)
+    x = np.ones(n_pairs(n))
+    p, v, c, vmax, dsum = K.triangle_pass_diagonal(x, winv, n, 4, empty_p, empty_v,
+                                                   np.empty(8, np.int64), np.empty(8))
+    assert (c, vmax, dsum) == (0, 0.0, 0.0)
+    np.testing.assert_array_equal(x, 1.0)
+    x = (np.random.default_rng(3).random(n_pairs(n)) < 0.2).astype(float)
+    p, v, c, vmax, dsum = K.triangle_pass_diagonal(x, winv, n, 4, empty_p, empty_v,
+                                                   np.empty(8, np.int64), np.empty(8))
+    assert c > 0 and vmax > 0.0
+    assert dsum >= v[:c].max()
+
+
 def test_packed_to_diagonal_index_is_a_permutation():
     n = 11
     idx = K.packed_to_diagonal_index(n)

@@ -17,8 +17,14 @@ Conventions (see Veldt et al. 2019, Alg. 1-2 and §5):
   (pair ``(i, j)`` at ``r[i] + j``, :func:`packed_row_offsets`, the problems' own order)
   for the lexicographic and parallel orders (:data:`LAYOUTS`).
 * Hot loops never allocate and never return arrays: a resumable core stops before a row
-  whose duals might not fit, the wrapper grows the buffer and resumes. Triplets before
-  the next stored dual only get a violation test, skipped eight at a time when idle.
+  whose duals might not fit, the wrapper grows the buffer and resumes.
+* Sparse duals, diagonal order: each row (one triplet shape, three contiguous pair
+  streams) goes through a dense scratch allocated once per call of the core: the row's
+  stored duals are scattered into it, the branch-free dense row (:func:`_row_dense`,
+  vectorised) runs on it, and the nonzero duals are compacted back into the list
+  without data-dependent branches. Lexicographic and parallel orders (:func:`_row`):
+  triplets before the next stored dual only get a violation test, skipped eight at a
+  time when idle.
 * Triangle duals are stored sparsely (§5.2): the nonzero ones of the previous pass as
   two arrays ``(pos, val)`` in visiting order, consumed with a cursor, while the
   nonzero ones of this pass are appended to a second pair of arrays. Position
@@ -63,6 +69,7 @@ __all__ = [
 
 _FM = set(_config.FASTMATH)
 _BIG = np.iinfo(np.int64).max
+_U0 = np.uint64(0)
 #: triplets per group of the vectorised idle test in :func:`_row`
 _GROUP = 8
 
@@ -241,13 +248,72 @@ def _row(x, winv, a0, da, b0, c0, length, trow, cur_pos, cur_val, ncur, cursor, 
     return cursor, nextp, count, vmax, smax
 
 
-@numba.njit(fastmath=_FM, cache=True, boundscheck=False)
+@numba.njit(inline="always", fastmath=_FM, boundscheck=False, error_model="numpy")
+def _row_scratch(x, winv, a0, b0, c0, m, t3, cur_pos, cur_val, ncur, cursor, nextp, nxt_pos,
+                 nxt_val, count, zs, vs, busy):
+    """One row of the diagonal order through a dense scratch: triplets ``g = 0..m-1`` with
+    pairs at ``a0 + g``, ``b0 + g``, ``c0 + g`` and dual positions ``t3 + 3g + c``.
+
+    The row's stored duals (positions below ``t3 + 3m``) are scattered into ``zs`` (all
+    zeros on entry; ``z0`` run, ``z1`` run, ``z2`` run as in the dense layout), the row
+    runs branch-free through :func:`_row_dense` (``vs``: its violation scratch), and the
+    nonzero duals are appended to ``nxt_pos/nxt_val`` in position order by a branch-free
+    two-level compaction: the triplets holding a dual are listed in ``busy`` (a store
+    per triplet, the count advancing when the sum of its duals is positive), then each
+    listed triplet stores its three duals (the count advancing when one is positive) and
+    is zeroed, so that ``zs`` is all zeros again on return. The caller guarantees room for ``3m`` more entries. Returns
+    ``cursor, nextp, count, vmax, dsum`` (never arrays).
+    """
+    end = t3 + 3 * m
+    while nextp < end:
+        r = nextp - t3
+        g = r // 3
+        zs[(r - 3 * g) * m + g] = cur_val[cursor]
+        cursor += 1
+        nextp = cur_pos[cursor] if cursor < ncur else _BIG
+    z0_ = zs[0:m]
+    z1_ = zs[m:2 * m]
+    z2_ = zs[2 * m:3 * m]
+    vmax, dsum, nzs = _row_dense(x[a0:a0 + m], x[b0:b0 + m], x[c0:c0 + m], winv[a0:a0 + m],
+                                 winv[b0:b0 + m], winv[c0:c0 + m], z0_, z1_, z2_, m, vs)
+    if nzs > 0.0:
+        # unsigned counters: numba adds no negative-index wraparound to the stores
+        nb = _U0
+        for g in range(m):
+            busy[nb] = g
+            # duals are >= 0: the sum is positive iff one of them is
+            nb += np.uint64(z0_[g] + z1_[g] + z2_[g] > 0.0)
+        c = np.uint64(count)
+        for i in range(nb):
+            g = busy[i]
+            p = t3 + 3 * g
+            z = z0_[g]
+            nxt_pos[c] = p
+            nxt_val[c] = z
+            c += np.uint64(z > 0.0)
+            z = z1_[g]
+            nxt_pos[c] = p + 1
+            nxt_val[c] = z
+            c += np.uint64(z > 0.0)
+            z = z2_[g]
+            nxt_pos[c] = p + 2
+            nxt_val[c] = z
+            c += np.uint64(z > 0.0)
+            z0_[g] = 0.0
+            z1_[g] = 0.0
+            z2_[g] = 0.0
+        count = np.int64(c)
+    return cursor, nextp, count, vmax, dsum
+
+
+@numba.njit(fastmath=_FM, cache=True, boundscheck=False, error_model="numpy")
 def _diagonal_core(x, winv, off, n, block, cur_pos, cur_val, ncur, nxt_pos, nxt_val, state,
                    acc, max_rows):
-    """Resumable diagonal-order pass; stops before a row that might not fit into
-    ``nxt_pos`` or after ``max_rows`` rows. ``state`` = (sb, s2, s1, cursor, t3, count),
-    ``acc`` = (vmax, smax); both are read on entry and written on exit. Returns
-    ``(done, rows)``: whether the pass is complete and the rows visited by this call."""
+    """Resumable diagonal-order pass, rows through :func:`_row_scratch`; stops before a
+    row that might not fit into ``nxt_pos`` or after ``max_rows`` rows. ``state`` = (sb,
+    s2, s1, cursor, t3, count), ``acc`` = (vmax, sum of ``|dz|``); both are read on entry
+    and written on exit. Returns ``(done, rows)``: whether the pass is complete and the
+    rows visited by this call."""
     sb = state[0]
     s2 = state[1]
     s1 = state[2]
@@ -255,9 +321,14 @@ def _diagonal_core(x, winv, off, n, block, cur_pos, cur_val, ncur, nxt_pos, nxt_
     t3 = state[4]
     count = state[5]
     vmax = acc[0]
-    smax = acc[1]
+    dsum = acc[1]
     cap = nxt_pos.shape[0]
     nextp = cur_pos[cursor] if cursor < ncur else _BIG
+    # a row's duals in dense layout (all zeros between rows), its violations and the
+    # triplets holding a dual
+    zs = np.zeros(3 * max(n, 1))
+    vs = np.empty(max(n, 1))
+    busy = np.empty(max(n, 1), dtype=np.int64)
     done = True
     rows = 0
     while sb < n - 1:
@@ -269,9 +340,11 @@ def _diagonal_core(x, winv, off, n, block, cur_pos, cur_val, ncur, nxt_pos, nxt_
                     done = False
                     break
                 rows += 1
-                cursor, nextp, count, vmax, smax = _row(
-                    x, winv, off[s1], 1, off[s1 + s2], off[s2] + s1, length, t3, cur_pos,
-                    cur_val, ncur, cursor, nextp, nxt_pos, nxt_val, count, vmax, smax)
+                cursor, nextp, count, v, d = _row_scratch(
+                    x, winv, off[s1], off[s1 + s2], off[s2] + s1, length, t3, cur_pos,
+                    cur_val, ncur, cursor, nextp, nxt_pos, nxt_val, count, zs, vs, busy)
+                vmax = max(vmax, v)
+                dsum += d
                 t3 += 3 * length
                 s1 += 1
             if not done:
@@ -290,7 +363,7 @@ def _diagonal_core(x, winv, off, n, block, cur_pos, cur_val, ncur, nxt_pos, nxt_
     state[4] = t3
     state[5] = count
     acc[0] = vmax
-    acc[1] = smax
+    acc[1] = dsum
     return done, rows
 
 
@@ -371,9 +444,9 @@ def triangle_pass_diagonal(x, winv, n, block, cur_pos, cur_val, nxt_pos, nxt_val
     count : int
     vmax : float
         Largest violation met at a visit (before its step): a cheap estimate.
-    smax : float
-        Largest change of one triplet's duals (sum of its three ``|dz|``; 0 when the
-        pass changed nothing).
+    dsum : float
+        Sum of ``|dz|`` over the pass, as in :func:`triangle_rows_dense`: an upper bound
+        of the largest dual change, 0 when the pass changed nothing.
     """
     state = np.zeros(6, dtype=np.int64)
     acc = np.zeros(2)
@@ -389,7 +462,8 @@ def triangle_rows_diagonal(x, winv, n, block, cur_pos, cur_val, nxt_pos, nxt_val
     one per triplet shape ``(s1, s2)``), resuming at ``state``.
 
     ``state`` (int64, length 6; all zeros at the start of a pass) and ``acc`` (float64,
-    length 2: ``vmax, smax``) carry the position and the running maxima between calls;
+    length 2: the largest violation met and the sum of ``|dz|``) carry the position and
+    the running figures between calls;
     ``state[5]`` is the number of duals written to ``nxt_pos/nxt_val`` so far. Lets the
     driver revisit other constraints between parts of a pass (see
     :func:`metricopt.solvers.dykstra.solve_dykstra`, ``interleave``).
@@ -424,7 +498,8 @@ def triangle_pass_lexicographic(x, winv, n, block, cur_pos, cur_val, nxt_pos, nx
 
     The papers' order, on the *packed* (row-major) layout: pair ``(i, j)`` at
     ``r[i] + j`` (:func:`packed_row_offsets`). Same parameters and returns as
-    :func:`triangle_pass_diagonal` (``block`` is ignored).
+    :func:`triangle_pass_diagonal` (``block`` is ignored), except that the last one is
+    the largest change of one triplet's duals (sum of its three ``|dz|``).
     """
     r = packed_row_offsets(n)
     state = np.zeros(6, dtype=np.int64)
