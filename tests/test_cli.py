@@ -371,7 +371,8 @@ def test_evaluate_report_without_bound(runner, tmp_path, runs):
     (["solve", "cc", "karate", "--seed", "1", "--option", "seed=2"],
      "Error: option 'seed' given twice (--seed and --option seed=...)"),
     (["solve", "xx", "karate"],
-     "Error: Invalid value for 'PROBLEM': 'xx' is not one of 'cc', 'sc', 'mn', 'cd'."),
+     "Error: Invalid value for 'PROBLEM': 'xx' is not a problem; choose one of cc "
+     "(correlation-clustering), sc (sparsest-cut), mn (metric-nearness), cd (cluster-deletion)"),
     (["solvers", "nope"], None),
 ])
 def test_usage_errors(runner, args, message):
@@ -497,3 +498,14 @@ def test_atomic_write_keeps_the_old_file_on_failure(tmp_path):
         raise RuntimeError("disk full")
     assert path.read_text() == "old"
     assert os.listdir(tmp_path) == ["report.json"]
+
+
+def test_problem_names_written_out_are_accepted(runner):
+    from metricopt.cli._options import KINDS
+
+    assert KINDS.convert("sparsest-cut", None, None) == "sc"
+    assert KINDS.convert("Correlation_Clustering", None, None) == "cc"
+    assert KINDS.convert("cd", None, None) == "cd"
+    assert "sparsest-cut" in fails(runner, ["bound", "cut", "karate"], code=2)
+    result = ok(runner, ["bound", "metric-nearness", "karate", "--quiet", "--json"])
+    assert json.loads(result.stdout)["problem"]["kind"] == "mn"

@@ -32,7 +32,28 @@ __all__ = [
     "collect_solver_options",
 ]
 
-KINDS = click.Choice(list(PROBLEM_KINDS))
+
+
+class ProblemKind(click.ParamType):
+    """A problem code (``cc``, ``sc``, ``mn``, ``cd``) or its name written out
+    (``correlation-clustering``, ``sparsest-cut``, ``metric-nearness``,
+    ``cluster-deletion``; case and ``_`` for ``-`` do not matter); converted to the code."""
+
+    name = "PROBLEM"
+    #: long name -> code, from the descriptions of PROBLEM_KINDS
+    NAMES = {desc.split(" (")[0].replace(" ", "-"): code for code, desc in PROBLEM_KINDS.items()}
+
+    def convert(self, value, param, ctx):
+        key = str(value).strip().lower().replace("_", "-")
+        if key in PROBLEM_KINDS:
+            return key
+        if key in self.NAMES:
+            return self.NAMES[key]
+        choices = ", ".join(f"{code} ({name})" for name, code in self.NAMES.items())
+        self.fail(f"{value!r} is not a problem; choose one of {choices}", param, ctx)
+
+
+KINDS = ProblemKind()
 
 #: CLI parameter name -> problem-builder parameter name.
 _PROBLEM_PARAMS = {"weights": "weights", "delta": "delta", "epsilon": "epsilon", "p": "p",

@@ -164,9 +164,9 @@ def solve(ctx, kind, graph, **opts):
     """Solve PROBLEM's relaxation on GRAPH, round it, and certify the ratio.
 
     PROBLEM is cc (correlation clustering), sc (sparsest cut), mn (metric nearness;
-    no rounding) or cd (cluster deletion). The summary goes to stderr; --json prints
-    it on stdout; --out writes report.json, iterations.csv, clusters.csv or cut.csv,
-    and solution.npz. The certified ratio is rounded objective / lower bound.
+    no rounding) or cd (cluster deletion), or the name written out (sparsest-cut). The
+    summary goes to stderr; --json prints it on stdout; --out writes report.json,
+    iterations.csv, clusters.csv or cut.csv, and solution.npz. The certified ratio is rounded objective / lower bound.
 
     Example:
 

@@ -147,9 +147,10 @@ def _step3_sums(xa, xb, xc, wa, wb, wc, z0, z1, z2):
 
 
 @numba.njit(inline="always", fastmath=_FM, boundscheck=False)
-def _row(x, winv, a0, da, b0, c0, length, trow, cur_pos, cur_val, ncur, cursor, nextp,
+def _row(x, winv, a0, b0, c0, length, trow, cur_pos, cur_val, ncur, cursor, nextp,
          nxt_pos, nxt_val, count, vmax, smax):
-    """Visit the triplets ``q = 0..length-1`` with pairs at ``a0 + da*q``, ``b0 + q``,
+    """Visit the triplets ``q = 0..length-1`` with pairs at ``a0`` (the same for all:
+    rows of the lexicographic and parallel orders), ``b0 + q``,
     ``c0 + q``; triplet ``q`` owns dual positions ``trow + 3q + (0, 1, 2)``.
 
     The caller guarantees room for ``3 * length`` more entries in ``nxt_pos/nxt_val``.
@@ -171,7 +172,7 @@ def _row(x, winv, a0, da, b0, c0, length, trow, cur_pos, cur_val, ncur, cursor, 
             if p + _GROUP <= stop:
                 worst = 0.0
                 for g in range(p, p + _GROUP):
-                    xa = x[a0 + da * g]
+                    xa = x[a0]
                     xb = x[b0 + g]
                     xc = x[c0 + g]
                     worst = max(worst, max(xa - xb - xc, max(xb - xa - xc, xc - xa - xb)))
@@ -180,7 +181,7 @@ def _row(x, winv, a0, da, b0, c0, length, trow, cur_pos, cur_val, ncur, cursor, 
                     continue
                 end = p + _GROUP
             for g in range(p, end):
-                ia = a0 + da * g
+                ia = a0
                 ib = b0 + g
                 ic = c0 + g
                 xa = x[ia]
@@ -225,7 +226,7 @@ def _row(x, winv, a0, da, b0, c0, length, trow, cur_pos, cur_val, ncur, cursor, 
             z2 = cur_val[cursor]
             cursor += 1
             nextp = cur_pos[cursor] if cursor < ncur else _BIG
-        ia = a0 + da * p
+        ia = a0
         ib = b0 + p
         ic = c0 + p
         xa, xb, xc, z0, z1, z2, v, d, _ = _step3_sums(
@@ -261,8 +262,8 @@ def _row_scratch(x, winv, a0, b0, c0, m, t3, cur_pos, cur_val, ncur, cursor, nex
     two-level compaction: the triplets holding a dual are listed in ``busy`` (a store
     per triplet, the count advancing when the sum of its duals is positive), then each
     listed triplet stores its three duals (the count advancing when one is positive) and
-    is zeroed, so that ``zs`` is all zeros again on return. The caller guarantees room for ``3m`` more entries. Returns
-    ``cursor, nextp, count, vmax, dsum`` (never arrays).
+    is zeroed, so that ``zs`` is all zeros again on return. The caller guarantees room
+    for ``3m`` more entries. Returns ``cursor, nextp, count, vmax, dsum`` (never arrays).
     """
     end = t3 + 3 * m
     while nextp < end:
@@ -389,7 +390,7 @@ def _lexicographic_core(x, winv, r, n, cur_pos, cur_val, ncur, nxt_pos, nxt_val,
                 done = False
                 break
             cursor, nextp, count, vmax, smax = _row(
-                x, winv, ri + j, 0, ri + j + 1, r[j] + j + 1, length, t3, cur_pos, cur_val,
+                x, winv, ri + j, ri + j + 1, r[j] + j + 1, length, t3, cur_pos, cur_val,
                 ncur, cursor, nextp, nxt_pos, nxt_val, count, vmax, smax)
             t3 += 3 * length
             j += 1

@@ -45,7 +45,7 @@ def _unit(x, winv, r, i, jlo, jhi, klo, khi, cur_pos, cur_val, ncur, nxt_pos, nx
         if length <= 0:
             continue
         cursor, nextp, count, vmax, smax = _row(
-            x, winv, ri + j, 0, ri + k0, r[j] + k0, length, t3, cur_pos, cur_val, ncur, cursor,
+            x, winv, ri + j, ri + k0, r[j] + k0, length, t3, cur_pos, cur_val, ncur, cursor,
             nextp, nxt_pos, nxt_val, count, vmax, smax)
         t3 += 3 * length
     st[0] = cursor

@@ -449,13 +449,14 @@ def _continuation_gammas(continuation, st):
     if st["delta"] is not None and st["f"] is None:  # mn with p = 2: gamma is fixed
         raise InvalidParameterError(
             "continuation needs a regularised LP; metric nearness with p = 2 is a QP")
+    if isinstance(continuation, (str, bytes)):
+        raise bad
     fractions = _config.DYKSTRA_CONTINUATION if continuation is True else continuation
     try:
         fractions = [float(v) for v in fractions]
     except (TypeError, ValueError):
         raise bad from None
-    if isinstance(continuation, (str, bytes)) or any(
-            not 0.0 < v < 1.0 for v in fractions) or any(
+    if any(not 0.0 < v < 1.0 for v in fractions) or any(
             b <= a for a, b in zip(fractions, fractions[1:])):
         raise bad
     return [g * v for v in fractions] + [g]
@@ -681,7 +682,8 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
         the next ``gamma`` (:func:`_rescale`, exact) and go on; only the last stage, with
         the requested ``gamma``, is tested against ``tol`` and ``gap_tol``. Smaller
         ``gamma`` is better conditioned and its duals are close to the final ones:
-        sparsest cut on USAir97 810 -> 140 passes, netscience 2520 -> 250. Default: on
+        sparsest cut on USAir97 810 -> 120 passes, netscience 2520 -> 340, Harvard500
+        1280 -> 160 (``benchmarks/README.md``). Default: on
         for problems with the constraint ``sum(x) = n`` (sparsest cut), off otherwise;
         not available for ``mn`` with ``p = 2``.
 
