@@ -25,3 +25,17 @@ def bundled_graph_names():
     from metricopt.datasets import bundled_names
 
     return list(bundled_names())
+
+
+@pytest.fixture
+def sigint_raises():
+    """Python's own SIGINT handler (KeyboardInterrupt) for the test, then the old one.
+
+    A process that a non-interactive shell starts in the background inherits SIGINT
+    ignored, and then a Ctrl-C test would see nothing.
+    """
+    import signal
+
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)

@@ -498,7 +498,7 @@ def test_keyboard_interrupt_writes_checkpoint(tmp_path, karate):
 
 @pytest.mark.parametrize("kind,duals", [("sc", "dense"), ("sc", "sparse"), ("cc", "sparse")])
 def test_ctrl_c_inside_a_pass_leaves_a_consistent_checkpoint(tmp_path, monkeypatch, karate,
-                                                            kind, duals):
+                                                            kind, duals, sigint_raises):
     # SIGINT arrives in the middle of pass 7 (between two parts of the triangle pass for
     # sparsest cut); the pass finishes, then the run stops, and its checkpoint resumes
     # to the uninterrupted answer
