@@ -59,7 +59,11 @@ class MetricoptGroup(click.Group):
 
     def make_context(self, info_name, args, parent=None, **extra):
         argv = ["metricopt", *args]  # the script name, however the group was invoked
-        ctx = super().make_context(info_name, args, parent=parent, **extra)
+        try:
+            ctx = super().make_context(info_name, args, parent=parent, **extra)
+        except BrokenPipeError:  # --help or --version into a closed pipe
+            _detach_closed_stdout()
+            raise click.exceptions.Exit(0) from None
         ctx.meta["metricopt.argv"] = argv
         return ctx
 
@@ -70,6 +74,9 @@ class MetricoptGroup(click.Group):
                 return super().invoke(ctx)
         except MetricOptError as exc:
             raise click.ClickException(_one_line(exc)) from None
+        except BrokenPipeError:
+            _detach_closed_stdout()
+            ctx.exit(0)
         except MemoryError:
             raise click.ClickException(
                 "out of memory; try a smaller instance, another --method, or --max-memory"
@@ -88,6 +95,24 @@ class MetricoptGroup(click.Group):
         finally:
             for w in caught:
                 render.warning(_one_line(w.message))
+
+
+def _detach_closed_stdout():
+    """Point standard output at the null device after its reader went away.
+
+    A consumer such as ``head`` may close the pipe before the output is complete; like
+    other Unix tools the run then ends quietly with exit code 0, and Python's final
+    flush of the dead stream must not fail either.
+    """
+    import os
+    import sys
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def _json_out(data):
@@ -309,4 +334,8 @@ _register_pipeline_commands()
 
 def main(argv=None):
     """Entry point of the ``metricopt`` script and ``python -m metricopt``."""
-    return cli.main(args=argv, prog_name="metricopt")
+    try:
+        return cli.main(args=argv, prog_name="metricopt")
+    except BrokenPipeError:  # the reader of stdout left (e.g. ``| head``) outside a command
+        _detach_closed_stdout()
+        return 0

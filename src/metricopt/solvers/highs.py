@@ -13,6 +13,7 @@ import time
 import numpy as np
 
 from .._memory import available_memory, check_memory
+from .._stdout import native_stdout_to_stderr
 from ..exceptions import InvalidParameterError, MemoryLimitError
 from ..problems._cycles import violated_cycles
 from ..problems._pairs import n_pairs
@@ -169,6 +170,9 @@ def _check_options(caller, *, tol, time_limit, max_iter, threads, max_memory, ve
 # ------------------------------------------------------------ HiGHS driving
 #: HiGHS refuses feasibility tolerances below this.
 _HIGHS_MIN_TOL = 1e-10
+#: Primal feasibility tolerance handed to HiGHS's active-set QP solver at the least; the
+#: answer is then held to the requested ``tol`` by metricopt's own constraint check.
+_HIGHS_QP_TOL = 1e-7
 _EMPTY_I = np.zeros(0, dtype=np.int32)
 _EMPTY_F = np.zeros(0, dtype=np.float64)
 
@@ -180,14 +184,22 @@ class _Model:
         import highspy
 
         self.highspy = highspy
-        self.h = h = highspy.Highs()
+        # highspy >= 1.16 prints a banner here, before output_flag can be set
+        with native_stdout_to_stderr(discard=not opts["verbose"]):
+            self.h = h = highspy.Highs()
+            h.setOptionValue("output_flag", bool(opts["verbose"]))
         self.algorithm = algorithm
         self.solve_seconds = 0.0
         self.total_iterations = 0
-        h.setOptionValue("output_flag", bool(opts["verbose"]))
         h.setOptionValue("random_seed", int(opts["seed"]))
         tol = max(opts["tol"], _HIGHS_MIN_TOL)
-        h.setOptionValue("primal_feasibility_tolerance", tol)
+        if algorithm == "qp":
+            # HiGHS >= 1.16 re-checks the active-set QP's answer against this tolerance
+            # and calls answers with infeasibilities of ~1e-8 in its own measure a solve
+            # error, although the point meets ``tol`` in ours; the run checks its x
+            h.setOptionValue("primal_feasibility_tolerance", max(tol, _HIGHS_QP_TOL))
+        else:
+            h.setOptionValue("primal_feasibility_tolerance", tol)
         h.setOptionValue("dual_feasibility_tolerance", tol)
         h.setOptionValue("ipm_optimality_tolerance", min(1e-8, tol))
         if opts["threads"] is not None:
@@ -232,7 +244,8 @@ class _Model:
             h.setOptionValue("ipm_iteration_limit", int(iteration_limit))
             h.setOptionValue("qp_iteration_limit", int(iteration_limit))
         t0 = time.perf_counter()
-        h.run()
+        with native_stdout_to_stderr():  # a verbose run logs to file descriptor 1
+            h.run()
         self.solve_seconds += time.perf_counter() - t0
         model_status = h.getModelStatus()
         status, message = map_status(model_status, h.modelStatusToString(model_status))
@@ -406,11 +419,16 @@ class HighsSolver(Solver):
                         "all but small instances; method 'highs-lazy' adds only the rows it needs.")
         x = None if z is None else np.ascontiguousarray(z[x_columns])
         fun = problem.objective_value(x) if x is not None else math.nan
+        max_violation = problem.max_violation(x) if x is not None else math.nan
+        if algorithm == "qp" and status == Status.OPTIMAL and not max_violation <= opts["tol"]:
+            status = Status.NUMERICAL
+            message = (f"HiGHS's QP answer violates a constraint by {max_violation:.3g}, more "
+                       f"than tol={opts['tol']:g}; method 'highs-lazy' re-checks every round. "
+                       f"({message})")
         if status == Status.OPTIMAL:
             lower_bound = fun
         else:
             lower_bound = math.nan
-        max_violation = problem.max_violation(x) if x is not None else math.nan
         rec = _record(1, start, value if status == Status.OPTIMAL else math.nan,
                       0.0 if status == Status.OPTIMAL else math.nan, max_violation, model.n_rows, model.n_rows)
         if opts["callback"] is not None:
