@@ -1,7 +1,16 @@
 """Shared fixtures: a command-line runner, an output directory, the bundled graphs."""
 
+import os
+
 import pytest
 from click.testing import CliRunner
+from hypothesis import settings
+
+# Property tests draw the same examples on every run, so the suite's verdict does not
+# depend on luck; HYPOTHESIS_PROFILE=explore draws fresh ones (for a search by hand).
+settings.register_profile("repeatable", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "repeatable"))
 
 
 @pytest.fixture
