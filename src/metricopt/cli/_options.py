@@ -62,7 +62,7 @@ _PROBLEM_PARAMS = {"weights": "weights", "delta": "delta", "epsilon": "epsilon",
 _SOLVER_PARAMS = {"gamma": "gamma", "lam": "lam", "tol": "tol", "gap_tol": "gap_tol",
                   "max_iter": "max_iter", "time_limit": "time_limit", "threads": "threads",
                   "seed": "seed", "max_memory": "max_memory", "checkpoint": "checkpoint",
-                  "resume": "resume"}
+                  "checkpoint_every": "checkpoint_every", "resume": "resume"}
 _UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgt]?)(?:i?b)?\s*$", re.IGNORECASE)
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
@@ -169,6 +169,10 @@ def solver_options(fn, *, with_method=True):
                      help="Memory allowance, e.g. 8G or 512M (default: what is available)."),
         click.option("--checkpoint", type=click.Path(dir_okay=False), default=None,
                      help="Save the backend's state to this file now and then (iterative backends)."),
+        click.option("--checkpoint-every", type=click.FloatRange(min=0, min_open=True),
+                     default=None, metavar="SECONDS",
+                     help="Seconds between two checkpoints (with --checkpoint).  "
+                          "[default: 60]"),
         click.option("--resume", type=click.Path(exists=True, dir_okay=False), default=None,
                      help="Resume from a checkpoint file written by --checkpoint."),
         click.option("--option", "extra_options", type=KeyValue(), multiple=True,

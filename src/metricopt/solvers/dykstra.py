@@ -61,9 +61,10 @@ import warnings
 import numpy as np
 
 from .. import _config
-from ..exceptions import ConvergenceWarning, InvalidParameterError
+from ..exceptions import ConvergenceWarning, InputError, InvalidParameterError
 from ..result import Status
 from ._base import Solver
+from ._checkpoint import problem_digest, read_checkpoint, write_checkpoint
 
 __all__ = ["DykstraSolver", "solve_dykstra", "ORDERS"]
 
@@ -517,8 +518,8 @@ _STATE_ARRAYS = ("x", "f", "z_pair", "tri_pos", "tri_val", "tri_start", "z_tri",
                  "z_dense", "z_dense_ref", "z_pair_ref", "x_ref", "f_ref")
 
 
-def _write_checkpoint(path, st, counters, options):
-    """Write the complete iteration state atomically (:func:`metricopt.io.reports.atomic_write`)."""
+def _write_checkpoint(path, st, counters, options, problem, digest):
+    """Write the complete iteration state (:mod:`metricopt.solvers._checkpoint`)."""
     if "par_pos" in st:  # per-worker dual lists, stored concatenated with offsets
         cnt = st["par_cnt"]
         st["tri_pos"] = np.concatenate([st["par_pos"][w, :c] for w, c in enumerate(cnt)])
@@ -532,34 +533,28 @@ def _write_checkpoint(path, st, counters, options):
         arrays["ext_beta"] = np.array(st["ext_beta"])
     meta = dict(counters)
     meta.update({f"opt_{k}": v for k, v in options.items()})
-    arrays["meta_keys"] = np.array(list(meta), dtype=object)
-    arrays["meta_vals"] = np.array([repr(v) for v in meta.values()], dtype=object)
-    from ..io.reports import atomic_write
-
-    with atomic_write(path, "wb") as fh:
-        np.savez(fh, **arrays)
+    return write_checkpoint(path, backend="dykstra", problem=problem, digest=digest,
+                            meta=meta, arrays=arrays)
 
 
-def _read_checkpoint(path, st):
-    import ast
-
-    with np.load(path, allow_pickle=True) as data:
-        meta = {k: ast.literal_eval(v) for k, v in zip(data["meta_keys"], data["meta_vals"])}
-        if meta.get("n") != st["n"] or meta.get("kind") != st["kind"]:
-            raise InvalidParameterError(
-                f"checkpoint {path!r} belongs to a {meta.get('kind')} problem on {meta.get('n')} "
-                f"nodes, not to this {st['kind']} problem on {st['n']} nodes")
+def _read_checkpoint(path, st, problem, digest):
+    meta, data = read_checkpoint(path, backend="dykstra", problem=problem, digest=digest)
+    try:
         for k in _STATE_ARRAYS:
-            if k in data.files:
+            if k in data:
                 if st.get(k) is not None and st[k].shape != data[k].shape and k not in (
                         "tri_pos", "tri_val", "tri_start", "z_dense", "z_dense_ref"):
-                    raise InvalidParameterError(f"checkpoint {path!r} does not match this problem")
+                    raise InputError(f"cannot resume from {path}: its array {k!r} does not "
+                                     f"match this problem")
                 st[k] = np.ascontiguousarray(data[k])
         st["z_sum"] = float(data["z_sum"])
-        if "ext_beta" in data.files:
+        if "ext_beta" in data:
             st["z_sum_ref"] = float(data["z_sum_ref"])
             st["bz_ref"] = float(data["bz_ref"])
             st["ext_beta"] = float(data["ext_beta"])
+        int(meta["iteration"]), float(meta["seconds"])
+    except (KeyError, TypeError, ValueError):
+        raise InputError(f"cannot resume from {path}: the checkpoint is incomplete") from None
     return meta
 
 
@@ -645,12 +640,19 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
     verbose : bool
         Accepted for interface compatibility (the library does not print).
     checkpoint : str or None
-        Path of an ``.npz`` checkpoint written every ``checkpoint_every`` seconds, at the
-        end, and on ``KeyboardInterrupt``.
+        Path of a checkpoint (:mod:`metricopt.solvers._checkpoint`: an ``.npz`` of numbers
+        with a JSON header, bound to this problem instance by a digest, never pickled)
+        written every ``checkpoint_every`` seconds, at the end, and on
+        ``KeyboardInterrupt``. It holds x, the pair and sum duals and the triangle duals
+        (dense ones stored as positions and values when mostly zero), twice with
+        extrapolation (its reference point): at most about 50 bytes per pair plus
+        24 bytes per triplet that holds a dual.
     checkpoint_every : float, default=60.0
+        Seconds between two checkpoints (the clock decides only when one is written).
     resume : str or None
-        Path of a checkpoint to continue from (same problem and options; the dual
-        storage may differ).
+        Path of a checkpoint to continue from (same problem, backend and options; the
+        dual storage may differ). A file that is not such a checkpoint raises
+        :class:`~metricopt.exceptions.InputError`.
     duals : {"auto", "dense", "sparse"}, default="auto"
         Storage of the triangle duals of dense problems in the diagonal order.
         ``"sparse"``: the nonzero ones in visiting order (V §5.2), memory proportional
@@ -740,8 +742,9 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
                    gammas=[float(g) for g in gammas])
     counters = dict(kind=st["kind"], n=n, iteration=0, seconds=0.0, stage=0)
     history = []
+    digest = problem_digest(problem) if (checkpoint or resume) is not None else None
     if resume is not None:
-        meta = _read_checkpoint(resume, st)
+        meta = _read_checkpoint(resume, st, problem, digest)
         if meta.get("opt_order") != order or meta.get("opt_block") != block:
             raise InvalidParameterError(
                 f"checkpoint {resume!r} was written with order={meta.get('opt_order')!r}, "
@@ -888,7 +891,7 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
                 if extrapolate and it % _config.DYKSTRA_EXTRAPOLATE_EVERY == 0:
                     _extrapolate(st, dual)
                 if checkpoint is not None and time.perf_counter() - last_ckpt >= checkpoint_every:
-                    _write_checkpoint(checkpoint, st, counters, options)
+                    _write_checkpoint(checkpoint, st, counters, options, problem, digest)
                     last_ckpt = time.perf_counter()
     except KeyboardInterrupt:
         status, message = Status.INTERRUPTED, f"interrupted after {it} passes"
@@ -896,11 +899,11 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
         if checkpoint is not None:
             # an iteration holds a Ctrl-C until it is done (_interrupt_deferred), so x,
             # the duals and the counters written here belong together
-            _write_checkpoint(checkpoint, st, counters, options)
+            _write_checkpoint(checkpoint, st, counters, options, problem, digest)
     finally:
         numba.set_num_threads(old_threads)
     if checkpoint is not None and status != Status.INTERRUPTED:
-        _write_checkpoint(checkpoint, st, counters, options)
+        _write_checkpoint(checkpoint, st, counters, options, problem, digest)
 
     x_full = _packed(st)
     x = x_full if x_out is None else x_out

@@ -73,9 +73,10 @@ import warnings
 import numpy as np
 
 from .._memory import check_memory, format_bytes
-from ..exceptions import ConvergenceWarning, InvalidParameterError
+from ..exceptions import ConvergenceWarning, InputError, InvalidParameterError
 from ..result import Status
 from ._base import Solver
+from ._checkpoint import problem_digest, read_checkpoint, write_checkpoint
 
 __all__ = ["ProjectForgetSolver", "solve_project_forget"]
 
@@ -647,47 +648,40 @@ def _dense_passes(st, active, k_max, budget_s, deadline):
 
 
 # ------------------------------------------------------------ checkpoint / resume
-def _write_checkpoint(path, st, active, counters):
-    """Write the whole iteration state atomically (:func:`metricopt.io.reports.atomic_write`)."""
-    arrays = dict(x=st["x"], z_pair=st["z_pair"], z_sum=np.array(st["z_sum"]))
-    if st["f"] is not None:
-        arrays["f"] = st["f"]
+def _write_checkpoint(path, st, active, counters, problem, digest):
+    """Write the whole iteration state (:mod:`metricopt.solvers._checkpoint`)."""
+    arrays = dict(x=st["x"], z_pair=st["z_pair"], z_sum=np.array(st["z_sum"]), f=st["f"])
     arrays.update(active.arrays())
-    arrays["meta_keys"] = np.array(list(counters), dtype="U32")
-    arrays["meta_vals"] = np.array([repr(v) for v in counters.values()], dtype="U256")
-    from ..io.reports import atomic_write
-
-    with atomic_write(path, "wb") as fh:
-        np.savez(fh, **arrays)
+    return write_checkpoint(path, backend="project-forget", problem=problem, digest=digest,
+                            meta=counters, arrays=arrays)
 
 
-def _read_checkpoint(path, st):
-    import ast
-
-    with np.load(path, allow_pickle=False) as data:
-        meta = {str(k): ast.literal_eval(str(v))
-                for k, v in zip(data["meta_keys"], data["meta_vals"])}
-        if (meta.get("kind"), meta.get("n"), meta.get("nvar")) != (st["kind"], st["n"],
-                                                                   st["nvar"]):
-            raise InvalidParameterError(
-                f"checkpoint {path!r} belongs to a {meta.get('kind')} problem on "
-                f"{meta.get('n')} nodes with {meta.get('nvar')} variables, not to this "
-                f"{st['kind']} problem on {st['n']} nodes with {st['nvar']} variables")
-        if meta.get("gamma") != st["gamma"]:
-            raise InvalidParameterError(
-                f"checkpoint {path!r} was written with gamma={meta.get('gamma')}; resume with "
-                f"the same gamma")
-        st["x"] = np.ascontiguousarray(data["x"], dtype=np.float64).copy()
-        st["z_pair"] = np.ascontiguousarray(data["z_pair"]).copy()
+def _read_checkpoint(path, st, problem, digest):
+    meta, data = read_checkpoint(path, backend="project-forget", problem=problem,
+                                 digest=digest)
+    if meta.get("gamma") != st["gamma"]:
+        raise InvalidParameterError(
+            f"checkpoint {path!r} was written with gamma={meta.get('gamma')}; resume with "
+            f"the same gamma")
+    try:
+        x = np.ascontiguousarray(data["x"], dtype=np.float64).copy()
+        z_pair = np.ascontiguousarray(data["z_pair"]).copy()
+        if x.shape != st["x"].shape or z_pair.shape != st["z_pair"].shape:
+            raise ValueError("shape")
+        st["x"], st["z_pair"] = x, z_pair
         st["z_sum"] = float(data["z_sum"])
         if st["f"] is not None:
             st["f"] = np.ascontiguousarray(data["f"]).copy()
-        if "tri_z" in data.files:
+        if "tri_z" in data:
             active = _TriangleList.from_arrays(data["tri_a"], data["tri_b"], data["tri_c"],
                                                data["tri_z"])
         else:
             active = _ActiveList.from_arrays(data["act_off"], data["act_mem"],
                                              data["act_kind"], data["act_z"])
+        int(meta["iteration"]), float(meta["seconds"])
+    except (KeyError, TypeError, ValueError, IndexError):
+        raise InputError(f"cannot resume from {path}: the checkpoint is incomplete or does "
+                         f"not match this problem") from None
     return meta, active
 
 
@@ -794,11 +788,16 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
     verbose : bool
         Accepted for interface compatibility (the library does not print).
     checkpoint : str or None
-        Path of an ``.npz`` checkpoint written every ``checkpoint_every`` seconds, at the
-        end and on ``KeyboardInterrupt``.
+        Path of a checkpoint (:mod:`metricopt.solvers._checkpoint`: an ``.npz`` of numbers
+        with a JSON header, bound to this problem instance by a digest, never pickled)
+        written every ``checkpoint_every`` seconds, at the end and on
+        ``KeyboardInterrupt``: x, the pair and sum duals, and the active list (node ids
+        and duals), about 24 bytes per variable plus the active list.
     checkpoint_every : float, default=60.0
+        Seconds between two checkpoints (the clock decides only when one is written).
     resume : str or None
-        Checkpoint to continue from (same problem and ``gamma``).
+        Checkpoint to continue from (same problem, backend and ``gamma``); a file that is
+        not such a checkpoint raises :class:`~metricopt.exceptions.InputError`.
 
     Returns
     -------
@@ -846,8 +845,9 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
 
     counters = dict(kind=st["kind"], n=st["n"], nvar=st["nvar"], gamma=st["gamma"],
                     iteration=0, seconds=0.0)
+    digest = problem_digest(problem) if (checkpoint or resume) is not None else None
     if resume is not None:
-        meta, active = _read_checkpoint(resume, st)
+        meta, active = _read_checkpoint(resume, st, problem, digest)
         counters["iteration"] = int(meta["iteration"])
         counters["seconds"] = float(meta["seconds"])
     else:
@@ -941,7 +941,7 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                     f"active list exceeds max_memory ({format_bytes(mem_bytes)})")
                 break
             if checkpoint is not None and time.perf_counter() - last_ckpt >= checkpoint_every:
-                _write_checkpoint(checkpoint, st, active, counters)
+                _write_checkpoint(checkpoint, st, active, counters, problem, digest)
                 last_ckpt = time.perf_counter()
     except KeyboardInterrupt:
         status, message = Status.INTERRUPTED, f"interrupted in iteration {it}"
@@ -949,7 +949,7 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
     finally:
         numba.set_num_threads(old_threads)
     if checkpoint is not None:
-        _write_checkpoint(checkpoint, st, active, counters)
+        _write_checkpoint(checkpoint, st, active, counters, problem, digest)
 
     if status != Status.OPTIMAL or not full:
         viol = _full_violation(problem, st)

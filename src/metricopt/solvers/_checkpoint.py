@@ -1,0 +1,261 @@
+"""One checkpoint format for the iterative backends: safe, atomic, bound to its instance.
+
+A checkpoint is an uncompressed ``.npz`` archive holding
+
+* ``__header__``: UTF-8 JSON as a ``uint8`` array: the format tag and version, the backend
+  that wrote it, the instance it belongs to (problem kind, nodes, variables and a BLAKE2b
+  digest of the problem data and parameters), and the backend's own metadata (counters
+  and the options a resumed run must repeat);
+* the backend's state arrays, numeric only. A float array of at least
+  :data:`SPARSE_MIN_SIZE` entries of which fewer than a third are nonzero (dual
+  variables, mostly) is stored as positions and values (``NAME@idx``, ``NAME@val``,
+  ``NAME@size``) and restored bit for bit (``-0.0`` counts as nonzero).
+
+Nothing is unpickled: archives are read with ``allow_pickle=False``, so a file that holds
+object arrays is refused, never executed. Every file that cannot be read, is not a
+checkpoint, was written by another backend or for another instance raises
+:class:`~metricopt.exceptions.InputError` with a one-line message. Writes go through
+:func:`metricopt.io.reports.atomic_write` (temporary file, then rename).
+
+The content depends only on the iteration state; the clock decides only when a backend
+writes one.
+"""
+
+import hashlib
+import json
+import math
+import zipfile
+
+import numpy as np
+
+from ..exceptions import InputError
+
+__all__ = ["FORMAT", "VERSION", "problem_digest", "write_checkpoint", "read_checkpoint",
+           "SPARSE_MIN_SIZE"]
+
+FORMAT = "metricopt-checkpoint"
+VERSION = 1
+#: Float arrays from this size on are stored sparsely when mostly zero.
+SPARSE_MIN_SIZE = 4096
+_HEADER = "__header__"
+_SEP = "@"
+
+
+def _hash_array(h, name, arr):
+    arr = np.ascontiguousarray(arr)
+    h.update(f"{name}:{arr.dtype.str}:{arr.shape}".encode())
+    h.update(memoryview(arr).cast("B"))
+
+
+def problem_digest(problem):
+    """BLAKE2b digest of a problem's data and parameters (hex string).
+
+    Covers the kind, structure, objective, sizes, bounds, the sum constraint, the
+    builder parameters and the arrays ``cost``, ``weights``, ``target``, ``pairs``,
+    ``triangles`` and ``wedges``: two problems with the same digest have the same
+    feasible set and objective.
+
+    Parameters
+    ----------
+    problem : MetricProblem
+
+    Returns
+    -------
+    str
+    """
+    h = hashlib.blake2b(digest_size=16)
+    scalars = {
+        "kind": problem.kind, "n": int(problem.n), "structure": problem.structure,
+        "objective": problem.objective, "constant": float(problem.constant),
+        "lower": float(problem.lower), "upper": float(problem.upper),
+        "sum_value": None if problem.sum_value is None else float(problem.sum_value),
+        "params": {str(k): repr(v) for k, v in sorted(problem.params.items())},
+    }
+    h.update(json.dumps(scalars, sort_keys=True, default=repr).encode())
+    for name in ("cost", "weights", "target", "pairs", "triangles", "wedges"):
+        arr = getattr(problem, name, None)
+        if arr is not None:
+            _hash_array(h, name, np.asarray(arr))
+    return h.hexdigest()
+
+
+def _instance(problem, digest):
+    return {"kind": problem.kind, "n": int(problem.n),
+            "n_variables": int(problem.n_variables), "digest": digest}
+
+
+def _jsonable(value):
+    if isinstance(value, (np.integer,)):
+        return int(value)
+    if isinstance(value, (np.floating,)):
+        return float(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)  # JSON has no inf/nan; read back by _from_json
+    return value
+
+
+def _from_json(value):
+    if isinstance(value, str) and value in ("inf", "-inf", "nan"):
+        return float(value)
+    if isinstance(value, list):
+        return [_from_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _from_json(v) for k, v in value.items()}
+    return value
+
+
+def _pack(name, arr, out):
+    arr = np.asarray(arr)
+    if arr.dtype.kind not in "biuf":
+        raise TypeError(f"checkpoint array {name!r} has dtype {arr.dtype}; only numbers are stored")
+    if _SEP in name or name == _HEADER:
+        raise ValueError(f"reserved checkpoint array name {name!r}")
+    if arr.dtype.kind == "f" and arr.ndim == 1 and arr.size >= SPARSE_MIN_SIZE:
+        bits = arr.view(np.uint64 if arr.dtype.itemsize == 8 else np.uint32)
+        idx = np.flatnonzero(bits)
+        if 3 * idx.size < arr.size:
+            itype = np.int32 if arr.size < 2**31 else np.int64
+            out[f"{name}{_SEP}idx"] = idx.astype(itype)
+            out[f"{name}{_SEP}val"] = arr[idx]
+            out[f"{name}{_SEP}size"] = np.array(arr.size, dtype=np.int64)
+            return
+    out[name] = arr
+
+
+def write_checkpoint(path, *, backend, problem, digest, meta, arrays):
+    """Write a checkpoint atomically.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    backend : str
+        Name of the backend writing it (a resume by another backend is refused).
+    problem : MetricProblem
+    digest : str
+        :func:`problem_digest` of ``problem`` (computed once per run by the caller).
+    meta : dict
+        JSON-serialisable counters and options (numbers, strings, lists, dicts).
+    arrays : dict of str to ndarray
+        Numeric state arrays; ``None`` values are skipped.
+
+    Returns
+    -------
+    int
+        Bytes written.
+    """
+    from ..io.reports import atomic_write
+
+    header = {"format": FORMAT, "version": VERSION, "backend": backend,
+              "instance": _instance(problem, digest), "meta": _jsonable(meta)}
+    out = {_HEADER: np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)}
+    for name, arr in arrays.items():
+        if arr is not None:
+            _pack(name, arr, out)
+    with atomic_write(path, "wb") as fh:
+        np.savez(fh, **out)
+        size = fh.tell()
+    return int(size)
+
+
+def _refuse(path, why):
+    return InputError(f"cannot resume from {path}: {why}")
+
+
+def _load_all(path):
+    """Every array of the archive, read eagerly (a truncated member fails here)."""
+    try:
+        data = np.load(path, allow_pickle=False)
+        if not hasattr(data, "files"):
+            raise _refuse(path, "not a metricopt checkpoint (a single .npy array)")
+        with data:
+            return {name: data[name] for name in data.files}
+    except InputError:
+        raise
+    except OSError as exc:
+        raise _refuse(path, exc.strerror or "the file cannot be read") from None
+    except EOFError:
+        raise _refuse(path, "the file is empty") from None
+    except (ValueError, zipfile.BadZipFile, KeyError, RuntimeError, MemoryError,
+            TypeError) as exc:
+        text = str(exc).split("\n")[0]
+        if "pickle" in text:
+            text = "not an archive of numbers; pickled Python objects are never loaded"
+        raise _refuse(path, f"not a readable metricopt checkpoint ({text})") from None
+
+
+def read_checkpoint(path, *, backend, problem, digest):
+    """Read and validate a checkpoint written by :func:`write_checkpoint`.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    backend : str
+        The backend that is resuming; it must be the one that wrote the file.
+    problem : MetricProblem
+    digest : str
+        :func:`problem_digest` of ``problem``.
+
+    Returns
+    -------
+    meta : dict
+        The backend's metadata.
+    arrays : dict of str to ndarray
+        The state arrays (sparse ones restored to dense).
+
+    Raises
+    ------
+    InputError
+        The file cannot be read, is not a checkpoint, or belongs to another backend or
+        instance.
+    """
+    raw = _load_all(path)
+    header_bytes = raw.pop(_HEADER, None)
+    if header_bytes is None or header_bytes.dtype != np.uint8 or header_bytes.ndim != 1:
+        raise _refuse(path, "not a metricopt checkpoint (no checkpoint header; a run's "
+                            "solution.npz is not a checkpoint)")
+    try:
+        header = json.loads(header_bytes.tobytes().decode("utf-8"))
+        fmt, version = header["format"], header["version"]
+        writer, inst, meta = header["backend"], header["instance"], header["meta"]
+    except (ValueError, KeyError, TypeError, UnicodeDecodeError):
+        raise _refuse(path, "its checkpoint header is damaged") from None
+    if fmt != FORMAT:
+        raise _refuse(path, "not a metricopt checkpoint")
+    if version != VERSION:
+        raise _refuse(path, f"checkpoint format version {version!r}; this metricopt reads "
+                            f"version {VERSION}")
+    if writer != backend:
+        raise _refuse(path, f"it was written by method {writer!r}, not {backend!r}")
+    want = _instance(problem, digest)
+    if not isinstance(inst, dict):
+        raise _refuse(path, "its checkpoint header is damaged")
+    if (inst.get("kind"), inst.get("n"), inst.get("n_variables")) != (
+            want["kind"], want["n"], want["n_variables"]):
+        raise _refuse(path, f"it belongs to a {inst.get('kind')} problem on {inst.get('n')} "
+                            f"nodes with {inst.get('n_variables')} variables, not to this "
+                            f"{want['kind']} problem on {want['n']} nodes with "
+                            f"{want['n_variables']} variables")
+    if inst.get("digest") != digest:
+        raise _refuse(path, "it belongs to another instance of the same size (different "
+                            "graph data or problem parameters)")
+    arrays = {}
+    try:
+        for name, arr in raw.items():
+            base, sep, part = name.partition(_SEP)
+            if not sep:
+                arrays[name] = arr
+            elif part == "idx":
+                size = int(raw[f"{base}{_SEP}size"])
+                val = raw[f"{base}{_SEP}val"]
+                full = np.zeros(size, dtype=val.dtype)
+                full[arr] = val
+                arrays[base] = full
+    except (KeyError, IndexError, ValueError, TypeError):
+        raise _refuse(path, "its sparse arrays are damaged") from None
+    return _from_json(meta), arrays
