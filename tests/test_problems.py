@@ -69,10 +69,12 @@ def test_jaccard_weights_match_naive(karate):
 
 
 def test_jaccard_zero_score_gets_epsilon_by_edge():
-    # delta chosen so that some pair has J == delta exactly: path 0-1-2 plus 2-3
+    # delta chosen so that some pair has J == delta exactly: on the path 0-1-2-3 the
+    # non-edges (0, 2) and (1, 3) have J = 1/2, the other pairs J = 0
     g = graph_from_nx(nx.path_graph(4))
-    p = build_problem("cc", g, delta=0.0)
-    w, d = naive_jaccard(g, delta=0.0)
+    p = build_problem("cc", g, delta=0.5)
+    w, d = naive_jaccard(g, delta=0.5)
+    assert np.count_nonzero(np.isclose(w, 0.01)) >= 2  # S == 0: the epsilon rule
     np.testing.assert_allclose(p.weights, w)
     np.testing.assert_array_equal(p.target, d)
 

@@ -53,7 +53,7 @@ from .io.reports import (
 )
 from .result import Status
 
-__all__ = ["RunOutcome", "run", "evaluate_file", "describe", "solver_table", "problem_parameters",
+__all__ = ["RunOutcome", "run", "check_run_arguments", "evaluate_file", "describe", "solver_table", "problem_parameters",
            "REPORT_FIELDS", "SUMMARY_OMIT"]
 
 #: Top-level fields of ``report.json``, in order (stable names).
@@ -163,13 +163,15 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
     """
     from .io import read_graph
     from .problems import build_problem
-    from .solvers import solve
+    from .solvers import applicable_options, solve
 
     start = time.perf_counter()
     stage = on_stage or (lambda name, info: None)
     solver_options = dict(solver_options or {})
     callback = solver_options.pop("callback", callback)
     round_opts = _rounding_options(rounding, solver_options)
+    check_run_arguments(kind, method, solver_options,
+                        None if bound_only else round_opts["method"])
     read_options = dict(read_options or {})
     out = _prepare_out(out)
 
@@ -181,6 +183,8 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
             problem = build_problem(kind, data, **dict(problem_params or {}))
             stage("build", problem)
             name, reason, solver = _resolve_method(method, problem, solver_options)
+            solver_options = applicable_options(solver, solver_options,
+                                                chosen_by_auto=reason is not None)
             stage("solve", {"method": name, "auto_reason": reason})
             accepts = "callback" in solver.default_options()
             result = solve(problem, name, callback=callback if accepts else None,
@@ -210,6 +214,46 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
 
 
 # ------------------------------------------------------------------ run helpers
+def check_run_arguments(kind, method, solver_options, round_method=None):
+    """Check a run's arguments before any input is read.
+
+    Parameters
+    ----------
+    kind : str
+    method : str
+        A registered backend or ``"auto"``.
+    solver_options : dict
+    round_method : str or None
+        The rounding method, or ``None`` when nothing is rounded.
+
+    Raises
+    ------
+    InvalidParameterError
+        An unknown problem kind or method, an option the explicitly chosen backend (or,
+        for ``auto``, every backend) does not accept, or a rounding method that does not
+        apply to ``kind``.
+    """
+    from .problems import BUILDERS
+    from .rounding import METHODS as ROUNDING_METHODS
+    from .solvers import applicable_options, get_solver, solver_option_names
+
+    if kind not in BUILDERS:
+        raise InvalidParameterError(f"Unknown problem {kind!r}; choose one of: "
+                                    f"{', '.join(BUILDERS)}")
+    if method is None or (isinstance(method, str) and method.lower() == "auto"):
+        unknown = sorted(set(solver_options) - solver_option_names())
+        if unknown:
+            raise InvalidParameterError(f"Unknown option(s) for every method: "
+                                        f"{', '.join(unknown)}")
+    else:
+        applicable_options(get_solver(method), solver_options)
+    if round_method is not None and kind != "mn":
+        valid = ("auto", *ROUNDING_METHODS[kind])
+        if str(round_method).lower() not in valid:
+            raise InvalidParameterError(f"Rounding method {round_method!r} does not apply to "
+                                        f"{kind}; choose one of: {', '.join(valid)}")
+
+
 def _rounding_options(rounding, solver_options):
     opts = dict(rounding or {})
     unknown = sorted(set(opts) - set(_ROUNDING_KEYS))

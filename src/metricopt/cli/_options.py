@@ -7,6 +7,7 @@ for, and an option it does not accept is reported by the dispatcher.
 """
 
 import json
+import math
 import re
 
 import click
@@ -14,6 +15,7 @@ import click
 from ..io import FORMATS
 from ..problems import PROBLEM_KINDS
 from ..problems.correlation import WEIGHT_MODES
+from ..problems.jaccard import DELTA_RANGE, EPSILON_MIN
 from ..problems.metric_nearness import SOURCES
 from ..rounding import METHODS as ROUNDING_METHODS
 from ..solvers import registered_solvers
@@ -21,6 +23,7 @@ from ..solvers import registered_solvers
 __all__ = [
     "KINDS",
     "ByteSize",
+    "Real",
     "problem_options",
     "read_options",
     "solver_options",
@@ -30,6 +33,7 @@ __all__ = [
     "collect_problem_params",
     "collect_read_options",
     "collect_solver_options",
+    "check_applicable",
 ]
 
 
@@ -63,6 +67,8 @@ _SOLVER_PARAMS = {"gamma": "gamma", "lam": "lam", "tol": "tol", "gap_tol": "gap_
                   "max_iter": "max_iter", "time_limit": "time_limit", "threads": "threads",
                   "seed": "seed", "max_memory": "max_memory", "checkpoint": "checkpoint",
                   "checkpoint_every": "checkpoint_every", "resume": "resume"}
+#: Largest seed: the report stores it in an int64 column.
+MAX_SEED = 2**63 - 1
 _UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgt]?)(?:i?b)?\s*$", re.IGNORECASE)
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
@@ -83,6 +89,51 @@ class ByteSize(click.ParamType):
         if size <= 0:
             self.fail(f"{value!r} must be positive", param, ctx)
         return size
+
+
+class Real(click.ParamType):
+    """A finite real number in an interval (NaN and infinities are refused).
+
+    Parameters
+    ----------
+    low, high : float or None
+        Bounds of the interval (``None``: unbounded on that side).
+    low_open, high_open : bool
+        Whether the bound itself is excluded.
+    """
+
+    name = "FLOAT"
+
+    def __init__(self, low=None, high=None, *, low_open=False, high_open=False):
+        self.low, self.high = low, high
+        self.low_open, self.high_open = low_open, high_open
+
+    def _interval(self):
+        lo = "-inf" if self.low is None else f"{self.low:g}"
+        hi = "inf" if self.high is None else f"{self.high:g}"
+        left = "(" if self.low_open or self.low is None else "["
+        right = ")" if self.high_open or self.high is None else "]"
+        return f"{left}{lo}, {hi}{right}"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, float) and math.isfinite(value):
+            number = value
+        else:
+            try:
+                number = float(value)
+            except (TypeError, ValueError):
+                self.fail(f"{value!r} is not a number", param, ctx)
+        ok = math.isfinite(number)
+        if ok and self.low is not None:
+            ok = number > self.low if self.low_open else number >= self.low
+        if ok and self.high is not None:
+            ok = number < self.high if self.high_open else number <= self.high
+        if not ok:
+            self.fail(f"{value!r} is not a finite number in {self._interval()}", param, ctx)
+        return number
+
+
+POSITIVE = Real(0.0, low_open=True)
 
 
 class KeyValue(click.ParamType):
@@ -117,10 +168,11 @@ def problem_options(fn):
                      help="cc: pair weights: jaccard (default for unsigned graphs), unit "
                           "(cluster editing), signed (the file's signed weights; sparse).  "
                           "[default: auto]"),
-        click.option("--delta", type=float, default=None,
-                     help="cc/mn: shift of the Jaccard transform.  [default: 0.05]"),
-        click.option("--epsilon", type=float, default=None,
-                     help="cc/mn: offset added to Jaccard weights.  [default: 0.01]"),
+        click.option("--delta", type=Real(*DELTA_RANGE, low_open=True, high_open=True),
+                     default=None,
+                     help="cc/mn: shift of the Jaccard transform, in (0, 1).  [default: 0.05]"),
+        click.option("--epsilon", type=Real(EPSILON_MIN), default=None,
+                     help="cc/mn: offset added to Jaccard weights, >= 0.  [default: 0.01]"),
         click.option("--p", "p", type=click.Choice(["1", "2"]), default=None,
                      help="mn: exponent of the objective sum w|x - d|^p.  [default: 2]"),
         click.option("--source", type=click.Choice(SOURCES), default=None,
@@ -149,27 +201,28 @@ def solver_options(fn, *, with_method=True):
             default="auto", show_default=True,
             help="Backend; 'auto' picks one by size and structure (see 'metricopt solvers')."))
     opts += [
-        click.option("--gamma", type=click.FloatRange(min=0, min_open=True), default=None,
+        click.option("--gamma", type=POSITIVE, default=None,
                      help="QP regularisation gamma of the projection methods (V §4-6)."),
-        click.option("--lambda", "lam", type=click.FloatRange(min=0, min_open=True), default=None,
+        click.option("--lambda", "lam", type=POSITIVE, default=None,
                      help="sc: QP weight of the non-edge pairs (projection methods; default 1/n)."),
-        click.option("--tol", type=float, default=None,
+        click.option("--tol", type=POSITIVE, default=None,
                      help="Primal feasibility tolerance (iterative backends)."),
-        click.option("--gap-tol", type=float, default=None,
+        click.option("--gap-tol", type=POSITIVE, default=None,
                      help="Relative primal-dual gap tolerance (iterative backends)."),
         click.option("--max-iter", type=click.IntRange(min=1), default=None,
                      help="Iteration limit (passes, or lazy rounds)."),
-        click.option("--time-limit", type=click.FloatRange(min=0, min_open=True), default=None,
+        click.option("--time-limit", type=POSITIVE, default=None,
                      help="Wall-clock limit for the solve, in seconds."),
-        click.option("--threads", type=click.IntRange(min=1), default=None,
+        click.option("--threads", type=click.IntRange(min=1, max=4096), default=None,
                      help="Threads the backend may use."),
-        click.option("--seed", type=click.IntRange(min=0), default=None,
-                     help="Random seed (backend and rounding); the report records the seed used."),
+        click.option("--seed", type=click.IntRange(min=0, max=MAX_SEED), default=None,
+                     help="Random seed, 0 to 2**63 - 1 (backend and rounding); the report "
+                          "records the seed used."),
         click.option("--max-memory", type=ByteSize(), default=None,
                      help="Memory allowance, e.g. 8G or 512M (default: what is available)."),
         click.option("--checkpoint", type=click.Path(dir_okay=False), default=None,
                      help="Save the backend's state to this file now and then (iterative backends)."),
-        click.option("--checkpoint-every", type=click.FloatRange(min=0, min_open=True),
+        click.option("--checkpoint-every", type=POSITIVE,
                      default=None, metavar="SECONDS",
                      help="Seconds between two checkpoints (with --checkpoint).  "
                           "[default: 60]"),
@@ -264,3 +317,65 @@ def collect_solver_options(opts):
             raise click.UsageError(f"option {key!r} given twice ({flag} and --option {key}=...)")
         out[key] = value
     return out
+
+
+def _flag(name):
+    """The command-line spelling of solver option ``name``."""
+    for cli_name, opt_name in _SOLVER_PARAMS.items():
+        if opt_name == name:
+            return "--lambda" if cli_name == "lam" else f"--{cli_name.replace('_', '-')}"
+    return f"--option {name}"
+
+
+def _given(ctx, name):
+    source = ctx.get_parameter_source(name)
+    return source is not None and source != click.core.ParameterSource.DEFAULT
+
+
+def check_applicable(ctx, kind, opts, *, bound_only):
+    """Refuse, before any input is read, options that do not apply (usage error, exit 2).
+
+    Checks ``--lambda`` (sparsest cut only), ``--checkpoint-every`` (needs
+    ``--checkpoint``), the rounding options against the problem, and the solver options
+    against the backend: an explicit ``--method`` must accept every one of them; with
+    ``auto`` each must be an option of some backend (``auto`` drops, with a warning, those
+    the backend it picks has no use for).
+
+    Parameters
+    ----------
+    ctx : click.Context
+    kind : str
+    opts : dict
+        The command's parameters.
+    bound_only : bool
+    """
+    from ..solvers import get_solver, solver_option_names
+
+    if opts.get("lam") is not None and kind != "sc":
+        raise click.UsageError(f"--lambda applies to sc (sparsest cut) only, not to {kind}",
+                               ctx)
+    if opts.get("checkpoint_every") is not None and opts.get("checkpoint") is None:
+        raise click.UsageError("--checkpoint-every needs --checkpoint FILE", ctx)
+    if not bound_only:
+        if kind == "mn":
+            for name, flag in (("round_method", "--round"), ("round_tries", "--round-tries")):
+                if _given(ctx, name):
+                    raise click.UsageError(f"{flag} does not apply to mn (metric nearness "
+                                           f"has no rounding)", ctx)
+        else:
+            method = opts["round_method"].lower()
+            valid = ("auto", *ROUNDING_METHODS[kind])
+            if method not in valid:
+                raise click.UsageError(f"--round {method} does not apply to {kind}; choose "
+                                       f"one of: {', '.join(valid)}", ctx)
+    options = collect_solver_options(opts)
+    method = opts["method"].lower()
+    if method == "auto":
+        accepted, owner = solver_option_names(), "any method"
+    else:
+        accepted = set(get_solver(method).default_options()) - {"callback"}
+        owner = f"method {method!r}"
+    for name in options:
+        if name not in accepted:
+            raise click.UsageError(f"{_flag(name)} does not apply to {owner} (its options: "
+                                   f"{', '.join(sorted(accepted))})", ctx)

@@ -18,6 +18,8 @@ from . import _render as render
 from ._options import (
     KINDS,
     ByteSize,
+    Real,
+    check_applicable,
     collect_problem_params,
     collect_read_options,
     collect_solver_options,
@@ -146,6 +148,7 @@ def cli():
 
 
 def _run(ctx, kind, graph, opts, *, bound_only):
+    check_applicable(ctx, kind, opts, bound_only=bound_only)
     params = collect_problem_params(kind, opts, pipeline.problem_parameters(kind))
     rounding = None
     if not bound_only:
@@ -225,7 +228,7 @@ def bound(ctx, kind, graph, **opts):
 @click.argument("kind", metavar="PROBLEM", type=KINDS)
 @click.argument("graph")
 @click.argument("file", metavar="CLUSTERS_OR_CUT_FILE", type=click.Path())
-@click.option("--lower-bound", type=float, default=None,
+@click.option("--lower-bound", type=Real(), default=None,
               help="A certified lower bound on the optimum (e.g. from 'metricopt bound').")
 @click.option("--report", "report_path", type=click.Path(), default=None,
               help="A run's report.json (or its directory): use its lower bound and problem "

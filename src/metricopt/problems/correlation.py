@@ -6,7 +6,7 @@ from .._memory import check_memory
 from ._base import MetricProblem
 from ._checks import check_choice, check_graph, check_real
 from ._pairs import n_pairs, pair_index
-from .jaccard import jaccard_signed_weights
+from .jaccard import DELTA_RANGE, EPSILON_MIN, jaccard_signed_weights
 
 __all__ = ["correlation_clustering"]
 
@@ -47,8 +47,9 @@ def correlation_clustering(graph, *, weights="auto", delta=0.05, epsilon=0.01, m
     """
     check_graph(graph, _CALLER)
     check_choice(weights, "weights", _CALLER, WEIGHT_MODES)
-    delta = check_real(delta, "delta", _CALLER, low=-1.0, high=1.0, low_open=True, high_open=True)
-    epsilon = check_real(epsilon, "epsilon", _CALLER, low=0.0)
+    delta = check_real(delta, "delta", _CALLER, low=DELTA_RANGE[0], high=DELTA_RANGE[1],
+                       low_open=True, high_open=True)
+    epsilon = check_real(epsilon, "epsilon", _CALLER, low=EPSILON_MIN)
     mode = weights
     if mode == "auto":
         mode = "signed" if graph.is_signed else "jaccard"

@@ -8,7 +8,7 @@ from ..graph import Dissimilarity, Graph
 from ._base import MetricProblem
 from ._checks import check_choice, check_real
 from ._pairs import n_pairs, square_to_packed
-from .jaccard import jaccard_signed_weights
+from .jaccard import DELTA_RANGE, EPSILON_MIN, jaccard_signed_weights
 
 __all__ = ["metric_nearness"]
 
@@ -92,8 +92,9 @@ def metric_nearness(data, *, p=2, source="auto", delta=0.05, epsilon=0.01, max_m
             pairs=data.edges.copy(), graph=data, params=params, name=data.name,
         )
 
-    delta = check_real(delta, "delta", _CALLER, low=-1.0, high=1.0, low_open=True, high_open=True)
-    epsilon = check_real(epsilon, "epsilon", _CALLER, low=0.0)
+    delta = check_real(delta, "delta", _CALLER, low=DELTA_RANGE[0], high=DELTA_RANGE[1],
+                       low_open=True, high_open=True)
+    epsilon = check_real(epsilon, "epsilon", _CALLER, low=EPSILON_MIN)
     check_memory(3 * 8 * n_pairs(data.n), f"metric nearness on {data.n} nodes", max_memory)
     weights, target = jaccard_signed_weights(data, delta=delta, epsilon=epsilon)
     params.update(delta=delta, epsilon=epsilon)

@@ -23,7 +23,7 @@ from ..result import STATUS_MESSAGES, SolveResult, Status
 from ._base import COMMON_OPTIONS, Solver
 
 __all__ = ["solve", "get_solver", "available_solvers", "registered_solvers", "choose_method",
-           "Solver", "SOLVER_SPECS"]
+           "applicable_options", "solver_option_names", "Solver", "SOLVER_SPECS"]
 
 #: Backends in preference order: name -> (module, class). Imported on first use so that
 #: listing the solvers does not import numba kernels or native libraries.
@@ -113,6 +113,52 @@ def choose_method(problem, *, max_memory=None):
                               f"{format_bytes(budget)}; only violated constraints are kept")
 
 
+def solver_option_names():
+    """Every option name some registered backend accepts (callback excluded)."""
+    names = set()
+    for name in SOLVER_SPECS:
+        names.update(get_solver(name).default_options())
+    names.discard("callback")
+    return names
+
+
+def applicable_options(solver, options, *, chosen_by_auto=False):
+    """The options ``solver`` accepts, checked.
+
+    With an explicitly chosen backend an option it does not accept is an error. When
+    ``auto`` chose it, an option that only other backends accept (a gap tolerance for the
+    exact LP, a checkpoint for a direct solver) is dropped with a
+    :class:`~metricopt.exceptions.MetricOptWarning`, so that the common options work
+    whichever backend ``auto`` picks; a name no backend accepts is still an error.
+
+    Parameters
+    ----------
+    solver : Solver
+    options : dict
+    chosen_by_auto : bool, default=False
+
+    Returns
+    -------
+    dict
+    """
+    accepted = solver.default_options()
+    unknown = sorted(set(options) - set(accepted))
+    if unknown and chosen_by_auto:
+        nowhere = sorted(set(unknown) - solver_option_names())
+        if not nowhere:
+            for key in unknown:
+                warnings.warn(f"option {key!r} does not apply to method {solver.name!r}, "
+                              f"which auto chose; ignored", MetricOptWarning, stacklevel=3)
+            return {k: v for k, v in options.items() if k in accepted}
+        unknown = nowhere
+    if unknown:
+        raise InvalidParameterError(
+            f"Unknown option(s) for method {solver.name!r}: {', '.join(unknown)}. "
+            f"Valid options: {', '.join(sorted(k for k in accepted if k != 'callback'))}"
+        )
+    return dict(options)
+
+
 def solve(problem, method=None, *, callback=None, **options):
     """Solve a metric-constrained relaxation.
 
@@ -126,7 +172,9 @@ def solve(problem, method=None, *, callback=None, **options):
     callback : callable or None
         Called with each iteration record (a dict) as the backend progresses.
     **options
-        Backend options. Unknown names raise :class:`InvalidParameterError`.
+        Backend options. Unknown names raise :class:`InvalidParameterError`; with
+        ``"auto"``, options that only other backends accept are dropped with a warning
+        (see :func:`applicable_options`).
 
     Returns
     -------
@@ -146,12 +194,7 @@ def solve(problem, method=None, *, callback=None, **options):
         raise UnsupportedProblemError(why)
 
     accepted = solver.default_options()
-    unknown = sorted(set(options) - set(accepted))
-    if unknown:
-        raise InvalidParameterError(
-            f"Unknown option(s) for method {solver.name!r}: {', '.join(unknown)}. "
-            f"Valid options: {', '.join(sorted(k for k in accepted if k != 'callback'))}"
-        )
+    options = applicable_options(solver, options, chosen_by_auto=reason is not None)
     if "callback" in accepted:
         options["callback"] = callback
     elif callback is not None:
