@@ -59,6 +59,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .exceptions import InputError, InvalidParameterError
+from .io._rundir import RunDirBusyError, RunDirExistsError
 
 __all__ = [
     "BatchCounts",
@@ -400,9 +401,13 @@ def run_job(job, *, force=False, command=None, n_workers=None):
             outcome = run(job.graph, job.problem, method=job.method,
                           problem_params=job.problem_params, solver_options=job.solver_options,
                           rounding=job.rounding or None, read_options=job.read_options,
-                          out=job.out, command=command)
+                          out=job.out, command=command, force=force)
         row.update(_report_values(outcome.report), state="done", error=None)
         row["method"] = outcome.report.get("method") or job.method
+    except RunDirBusyError:  # another batch claimed the job first
+        return dict(_skipped_row(job), error="running in another process")
+    except RunDirExistsError:  # ... and finished it since this batch looked
+        return _skipped_row(job)
     except Exception as exc:  # one job's failure is data for the summary, not a crash
         row["error"] = _one_line(exc)
     row["seconds"] = time.perf_counter() - start
@@ -415,11 +420,15 @@ def _one_line(exc):
 
 
 def _skipped_row(job):
+    """The summary row of a job that is not run: its values, and its time, from its report."""
     row = _row(job, "skipped")
     try:
         report = json.loads(job.report_path.read_text(encoding="utf-8"))
         row.update(_report_values(report))
         row["method"] = report.get("method") or job.method
+        seconds = report.get("total_seconds")
+        if isinstance(seconds, (int, float)) and not isinstance(seconds, bool):
+            row["seconds"] = float(seconds)
     except (OSError, ValueError, AttributeError):
         pass
     return row
@@ -491,6 +500,8 @@ def run_batch(jobs, *, n_jobs=None, scheduler=None, force=False, progress=None, 
         counts.running = running
         if row["state"] == "done":
             counts.done += 1
+        elif row["state"] == "skipped":
+            counts.skipped += 1
         else:
             counts.failed += 1
         if progress is not None:

@@ -27,6 +27,7 @@ the numerator is 0 the ratio is 1.0 (the answer is optimal); when the lower boun
 negative and the numerator is positive, or either value is missing, the ratio is null.
 """
 
+import contextlib
 import importlib.metadata
 import inspect
 import platform
@@ -40,6 +41,7 @@ from pathlib import Path
 import numpy as np
 
 from .exceptions import InputError, InvalidParameterError
+from .io._rundir import RunDirExistsError, claim_run_dir, existing_run_files, remove_run_files
 from .io.reports import (
     read_clusters,
     read_cut,
@@ -117,7 +119,7 @@ class RunOutcome:
 
 def run(source, kind, *, method="auto", problem_params=None, solver_options=None,
         rounding=None, out=None, read_options=None, callback=None, bound_only=False,
-        command=None, on_stage=None):
+        command=None, on_stage=None, force=False):
     """Read, build, solve, round and report one instance.
 
     Parameters
@@ -137,7 +139,10 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
         records).
     out : str or os.PathLike or None
         Directory for ``report.json``, ``iterations.csv``, ``clusters.csv`` or
-        ``cut.csv``, and ``solution.npz``; created if needed.
+        ``cut.csv``, and ``solution.npz``; created if needed. The run claims it (a lock
+        file, see :mod:`metricopt.io._rundir`): a directory another run is writing to
+        raises ``RunDirBusyError``, one that holds an earlier run's files
+        ``RunDirExistsError`` unless ``force``.
     read_options : dict or None
         Passed to :func:`metricopt.io.read_graph`.
     callback : callable or None
@@ -146,6 +151,9 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
         Stop after the solve: no rounding, no clustering file.
     command : list of str or None
         The command line, recorded in the report.
+    force : bool, default=False
+        Replace the files of an earlier run in ``out`` (they are removed when the new
+        run writes its own, so a run that fails first leaves them in place).
     on_stage : callable or None
         Called as ``on_stage(stage, info)`` with stage ``"read"`` (info: the data),
         ``"build"`` (the problem), ``"solve"`` (a dict with ``method`` and
@@ -174,43 +182,51 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
                         None if bound_only else round_opts["method"])
     read_options = dict(read_options or {})
     out = _prepare_out(out)
+    with contextlib.ExitStack() as claimed:
+        if out is not None:
+            claimed.enter_context(claim_run_dir(out))
+            earlier = existing_run_files(out)
+            if earlier and not force:
+                raise RunDirExistsError(
+                    f"{out} holds the files of another run ({', '.join(earlier)}); use "
+                    f"--force (force=True) to replace them, or another directory")
+        caught = []
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                data = read_graph(source, **read_options)
+                stage("read", data)
+                problem = build_problem(kind, data, **dict(problem_params or {}))
+                stage("build", problem)
+                name, reason, solver = _resolve_method(method, problem, solver_options)
+                solver_options = applicable_options(solver, solver_options,
+                                                    chosen_by_auto=reason is not None)
+                stage("solve", {"method": name, "auto_reason": reason})
+                accepts = "callback" in solver.default_options()
+                result = solve(problem, name, callback=callback if accepts else None,
+                               **solver_options)
+                if reason is not None:
+                    result["auto_reason"] = reason
+                rounded = None
+                if _should_round(kind, result, bound_only):
+                    stage("round", dict(round_opts))
+                    rounded = _round(problem, result.x, round_opts)
+        finally:
+            for w in caught:  # recorded for the report, then passed on to the caller
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
 
-    caught = []
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            data = read_graph(source, **read_options)
-            stage("read", data)
-            problem = build_problem(kind, data, **dict(problem_params or {}))
-            stage("build", problem)
-            name, reason, solver = _resolve_method(method, problem, solver_options)
-            solver_options = applicable_options(solver, solver_options,
-                                                chosen_by_auto=reason is not None)
-            stage("solve", {"method": name, "auto_reason": reason})
-            accepts = "callback" in solver.default_options()
-            result = solve(problem, name, callback=callback if accepts else None,
-                           **solver_options)
-            if reason is not None:
-                result["auto_reason"] = reason
-            rounded = None
-            if _should_round(kind, result, bound_only):
-                stage("round", dict(round_opts))
-                rounded = _round(problem, result.x, round_opts)
-    finally:
-        for w in caught:  # recorded for the report, then passed on to the caller
-            warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
-
-    outcome = RunOutcome(report={}, data=data, problem=problem, result=result,
-                         rounding=rounded, out=out)
-    outcome.report = _build_report(outcome, source, read_options, solver, caught, command,
-                                   round_opts)
-    if out is not None:
-        stage("write", out)
-        outcome.files = _write_outputs(outcome)
-        outcome.report["files"] = {k: p.name for k, p in outcome.files.items()}
-    outcome.report["total_seconds"] = time.perf_counter() - start
-    if out is not None:
-        write_report_json(outcome.report, out / "report.json")
-    return outcome
+        outcome = RunOutcome(report={}, data=data, problem=problem, result=result,
+                             rounding=rounded, out=out)
+        outcome.report = _build_report(outcome, source, read_options, solver, caught, command,
+                                       round_opts)
+        if out is not None:
+            stage("write", out)
+            remove_run_files(out)  # with force: no file of the earlier run stays
+            outcome.files = _write_outputs(outcome)
+            outcome.report["files"] = {k: p.name for k, p in outcome.files.items()}
+        outcome.report["total_seconds"] = time.perf_counter() - start
+        if out is not None:
+            write_report_json(outcome.report, out / "report.json")
+        return outcome
 
 
 # ------------------------------------------------------------------ run helpers

@@ -185,7 +185,10 @@ def plot_convergence(runs, path=None, *, title=None, dpi=120):
     fig.suptitle(title or _title(loaded))
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=dpi, format="png")
+    from .io.reports import atomic_write
+
+    with atomic_write(path, "wb") as fh:
+        fig.savefig(fh, dpi=dpi, format="png")
     return path
 
 

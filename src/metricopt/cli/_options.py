@@ -249,11 +249,14 @@ def rounding_options(fn):
 
 
 def output_options(fn):
-    """``--out --json --quiet``."""
+    """``--out --force --json --quiet``."""
     return _apply(fn, [
         click.option("--out", type=click.Path(file_okay=False, writable=True), default=None,
                      help="Directory for report.json, iterations.csv, clusters.csv or cut.csv, "
                           "and solution.npz (created if needed)."),
+        click.option("--force", is_flag=True, default=False,
+                     help="Replace the files of an earlier run in --out (default: refuse a "
+                          "directory that holds one)."),
         click.option("--json", "as_json", is_flag=True, default=False,
                      help="Print the run summary as JSON on stdout."),
         click.option("--quiet", is_flag=True, default=False,

@@ -160,6 +160,7 @@ def _run(ctx, kind, graph, opts, *, bound_only):
             solver_options=collect_solver_options(opts), rounding=rounding, out=opts["out"],
             read_options=collect_read_options(opts), callback=progress.iteration,
             bound_only=bound_only, command=_argv(ctx), on_stage=progress.stage,
+            force=opts["force"],
         )
     if not opts["quiet"]:
         render.run_summary(outcome.report)

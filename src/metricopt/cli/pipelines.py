@@ -283,11 +283,15 @@ def _batch_table(rows):
 @click.option("--dry-run", is_flag=True, default=False,
               help="Show the jobs and where each parameter goes; run nothing.")
 @click.option("--quiet", is_flag=True, default=False, help="No progress display or table.")
-def batch(manifest, n_jobs, scheduler, force, out_root, summary_path, dry_run, quiet):
+@click.option("--json", "as_json", is_flag=True, default=False,
+              help="Print the summary rows as JSON on stdout.")
+def batch(manifest, n_jobs, scheduler, force, out_root, summary_path, dry_run, quiet, as_json):
     """Run every job of a CSV or TOML manifest, in parallel; resumable.
 
     One failing job never stops the others: its summary row records the error, and
-    the command exits with code 1 after all jobs ended. See docs/pipelines.md for the
+    the command exits with code 1 after all jobs ended. Each job claims its output
+    directory first, so batches of one manifest running at the same time run every
+    job once (the others list it as skipped). See docs/pipelines.md for the
     manifest format.
 
     Example:
@@ -328,6 +332,10 @@ def batch(manifest, n_jobs, scheduler, force, out_root, summary_path, dry_run, q
     if not quiet:
         console.print(_batch_table(rows))
         console.print(Text(f"summary: {summary}"))
+    if as_json:
+        from ..io.reports import to_jsonable
+
+        click.echo(json.dumps(to_jsonable(rows), indent=2))
     failed = [row for row in rows if row["state"] == "failed"]
     if failed:
         first = failed[0]

@@ -26,6 +26,7 @@ import numpy as np
 
 from metricopt.datasets._registry import cache_dir, content_sha256, get_dataset
 from metricopt.exceptions import InputError
+from metricopt.io.reports import current_umask
 
 __all__ = ["fetch", "FetchResult", "DatasetError", "DownloadError", "VerificationError"]
 
@@ -490,7 +491,7 @@ def _install(ds, path, origin, target, verify_checksum, *, local):
     with _temp_file(target.parent, f".{ds.name}.", ".txt.tmp") as tmp:
         _write_edgelist(tmp, ds, origin, fmt, edges, checked, notes)
         _check_counts(ds, tmp, where)
-        os.chmod(tmp, 0o666 & ~_umask())  # mkstemp makes 0600 files; cache files are ordinary
+        os.chmod(tmp, 0o666 & ~current_umask())  # mkstemp makes 0600 files; cache files are ordinary
         os.replace(tmp, target)
     return checked
 
@@ -510,12 +511,6 @@ def _check_counts(ds, path, where):
             f"{where}: largest component has n={graph.n}, m={graph.m}, expected n={ds.n}, "
             f"m={ds.m} (corrupted or different graph; nothing was cached)"
         )
-
-
-def _umask():
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
 
 
 def _write_edgelist(path, ds, origin, fmt, edges, checked, notes):

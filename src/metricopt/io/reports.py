@@ -31,6 +31,7 @@ import json
 import math
 import os
 import tempfile
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +41,7 @@ from metricopt.exceptions import InputError
 __all__ = [
     "ITERATION_COLUMNS",
     "atomic_write",
+    "current_umask",
     "to_jsonable",
     "write_report_json",
     "read_report_json",
@@ -69,9 +71,24 @@ _FALSE = {"0", "false", "no", "f", "n"}
 
 
 # ------------------------------------------------------------------ writing
+_UMASK_LOCK = threading.Lock()
+
+
+def current_umask():
+    """The process umask (read by setting and restoring it, under a lock)."""
+    with _UMASK_LOCK:
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return mask
+
+
 @contextlib.contextmanager
 def atomic_write(path, mode="w"):
     """Open a temporary file next to ``path``; on success rename it to ``path``.
+
+    The file gets the permissions an ordinary ``open`` would give it (``0666`` less the
+    process umask, so ``0644`` under the usual umask ``022``), not the ``0600`` of a
+    temporary file.
 
     Parameters
     ----------
@@ -91,6 +108,8 @@ def atomic_write(path, mode="w"):
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
+            if hasattr(os, "fchmod"):
+                os.fchmod(fh.fileno(), 0o666 & ~current_umask())
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
