@@ -97,3 +97,63 @@ def test_cli_plot(runs, runner, tmp_path, monkeypatch):
     assert result.exit_code == 2
     result = runner.invoke(cli, ["plot", str(tmp_path)])
     assert result.exit_code == 1 and result.stderr.startswith("Error: ")
+
+
+# ------------------------------------------------------------ what the plot claims
+def test_plot_draws_the_reported_end_point_and_starts_time_at_zero(runs):
+    from metricopt.io.reports import read_report_json
+    from metricopt.plotting import convergence_figure
+
+    run = runs / "long"
+    data, report = read_iterations(run)
+    fig = convergence_figure([(run, data, report)])
+    gap_pass, gap_time, viol_pass, viol_time = fig.axes[:4]
+    finals = [line for line in viol_pass.lines if line.get_label() == "reported (final)"]
+    assert len(finals) == 1
+    assert finals[0].get_ydata()[0] == pytest.approx(read_report_json(run / "report.json")
+                                                     ["max_violation"])
+    assert gap_time.get_xlim()[0] == 0.0 and viol_time.get_xlim()[0] == 0.0
+    assert viol_pass.get_xlabel() == "pass"
+    assert "passes" in fig.get_suptitle()
+
+
+def test_highs_title_counts_its_own_iterations(tmp_path):
+    from metricopt.plotting import convergence_figure
+
+    run = tmp_path / "h"
+    pipeline.run("karate", "cc", method="highs", out=run)
+    fig = convergence_figure([(run, *read_iterations(run))])
+    assert "simplex/IPM/QP iterations" in fig.get_suptitle() and "pass" not in fig.get_suptitle()
+
+
+@pytest.mark.parametrize("damage", ["empty iterations", "header only", "garbage iterations",
+                                    "truncated report", "empty report"])
+def test_damaged_runs_are_skipped_or_explained(runs, tmp_path, runner, damage):
+    from metricopt.cli import cli
+
+    bad = tmp_path / "bad"
+    shutil.copytree(runs / "long", bad)
+    if damage == "empty iterations":
+        (bad / "iterations.csv").write_text("")
+    elif damage == "header only":
+        text = (bad / "iterations.csv").read_text().splitlines()[0]
+        (bad / "iterations.csv").write_text(text + "\n")
+    elif damage == "garbage iterations":
+        (bad / "iterations.csv").write_bytes(b'"unterminated\n\xff\xfe,1,2\n')
+    elif damage == "truncated report":
+        (bad / "report.json").write_text((bad / "report.json").read_text()[:100])
+    else:
+        (bad / "report.json").write_text("")
+    alone = runner.invoke(cli, ["plot", str(bad)])
+    assert "Traceback" not in alone.stderr and alone.exception is None or \
+        isinstance(alone.exception, SystemExit), alone.exception
+    if alone.exit_code != 0:
+        lines = [line for line in alone.stderr.splitlines() if line.strip()]
+        assert alone.exit_code == 1 and len(lines) == 1 and lines[0].startswith("Error: ")
+    both = runner.invoke(cli, ["plot", str(runs / "one"), str(bad)])
+    assert both.exit_code == 0, both.output
+    report = runner.invoke(cli, ["report", str(runs / "one"), str(bad), "--csv",
+                                 str(tmp_path / "r.csv")])
+    assert report.exit_code == 0, report.output
+    if "report" in damage:
+        assert "skipped" in report.stderr and "skipped" in both.stderr

@@ -24,7 +24,11 @@ between ``lower_bound`` and ``rounded_objective``. ``lp_approx_ratio = lp_value 
 lower_bound`` says how far the returned relaxation value can be from the LP optimum (1.0
 for an exact backend that reached optimality). Every objective is non-negative, so when
 the numerator is 0 the ratio is 1.0 (the answer is optimal); when the lower bound is 0 or
-negative and the numerator is positive, or either value is missing, the ratio is null.
+negative and the numerator is positive, or either value is missing, the ratio is null. A
+ratio below 1 by round-off (relative 1e-9) is 1.0; a numerator clearly below the bound
+means the bound is not valid for it: the ratio is null and a warning says so (except
+``lp_approx_ratio``, whose ``lp_value`` of a slightly infeasible ``x`` can lie below the
+LP optimum: it keeps the measured value).
 """
 
 import contextlib
@@ -40,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .exceptions import InputError, InvalidParameterError
+from .exceptions import InputError, InvalidParameterError, MetricOptWarning
 from .io._rundir import RunDirExistsError, claim_run_dir, existing_run_files, remove_run_files
 from .io.reports import (
     read_clusters,
@@ -322,8 +326,18 @@ def _round(problem, x, opts):
                           seed=opts["seed"])
 
 
+#: A ratio below 1 by at most this relative amount is round-off of an optimal answer
+#: (objective and bound equal up to floating point) and is reported as 1.
+RATIO_ROUNDOFF = 1e-9
+
+
 def _ratio(numerator, lower_bound):
-    """Certified ratio ``numerator / lower_bound``; see the module docstring."""
+    """Certified ratio ``numerator / lower_bound``; see the module docstring.
+
+    A ratio below 1 by round-off (:data:`RATIO_ROUNDOFF`) is 1. A numerator clearly below
+    the bound means the bound is not a lower bound of this objective: no ratio is
+    certified (``None``), and :func:`bound_exceeds` says so.
+    """
     if numerator is None or lower_bound is None:
         return None
     numerator, lower_bound = float(numerator), float(lower_bound)
@@ -332,8 +346,21 @@ def _ratio(numerator, lower_bound):
     if numerator == 0.0:
         return 1.0
     if lower_bound > 0.0:
-        return numerator / lower_bound
+        ratio = numerator / lower_bound
+        if ratio < 1.0:
+            return 1.0 if ratio >= 1.0 - RATIO_ROUNDOFF else None
+        return ratio
     return None
+
+
+def bound_exceeds(numerator, lower_bound):
+    """True when ``lower_bound`` lies clearly above ``numerator`` (it cannot be a bound)."""
+    if numerator is None or lower_bound is None:
+        return False
+    numerator, lower_bound = float(numerator), float(lower_bound)
+    if not (np.isfinite(numerator) and np.isfinite(lower_bound)):
+        return False
+    return numerator < lower_bound - RATIO_ROUNDOFF * abs(lower_bound)
 
 
 def _versions():
@@ -416,7 +443,16 @@ def _build_report(outcome, source, read_options, solver, caught, command, round_
     if lp_ratio is None:
         exact_opt = solver.exact and result.get("success") and lower_bound == lp_value
         lp_ratio = 1.0 if exact_opt else _ratio(lp_value, lower_bound)
+        if lp_ratio is None and bound_exceeds(lp_value, lower_bound):
+            # an x that violates constraints can have a value below the LP optimum
+            lp_ratio = float(lp_value) / float(lower_bound)
+    elif 1.0 - RATIO_ROUNDOFF <= lp_ratio < 1.0:
+        lp_ratio = 1.0
     rounded_objective = None if rounded is None else rounded.get("objective")
+    if bound_exceeds(rounded_objective, lower_bound):
+        warnings.warn(f"the rounded objective {rounded_objective:.10g} lies below the lower "
+                      f"bound {lower_bound:.10g}; no ratio is certified", MetricOptWarning,
+                      stacklevel=2)
     return {
         "metricopt_version": _package_version(),
         "versions": _versions(),
@@ -557,6 +593,14 @@ def evaluate_file(source, kind, path, *, problem_params=None, read_options=None,
         labels = read_clusters(path, problem.labels)
         objective = evaluate(problem, labels=labels)
         out["n_clusters"] = int(labels.max()) + 1 if labels.size else 0
+    if lower_bound is not None and not np.isfinite(float(lower_bound)):
+        raise InvalidParameterError(f"the lower bound {lower_bound!r} is not a finite number")
+    if bound_exceeds(objective, lower_bound):
+        warnings.warn(f"the given lower bound {float(lower_bound):.10g} exceeds this "
+                      f"{'cut' if kind == 'sc' else 'clustering'}'s objective "
+                      f"{float(objective):.10g}: it is not a valid lower bound for this "
+                      f"problem and its parameters, so no ratio is certified",
+                      MetricOptWarning, stacklevel=2)
     out.update(objective=float(objective), lower_bound=lower_bound,
                approximation_ratio=_ratio(objective, lower_bound))
     return to_jsonable(out)

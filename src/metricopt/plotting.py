@@ -6,18 +6,23 @@
 wall-clock seconds (right), on log y scales, with dashed lines at the run's
 ``gap_tol`` and ``tol`` options when the backend has them. Several runs are overlaid
 in one picture. On the violation panels of a long run, dots mark the passes whose
-violation was measured over every constraint (``full_check``). Rendering uses
+violation was measured over every constraint (``full_check``). A star marks each run's
+reported end point (``report.json``: final gap and max violation at the solve time),
+which can lie below the last record when a repair or rounding test made the answer
+feasible at the end. The time axes start at 0; the iteration axes count the backend's
+own unit (passes, oracle rounds, lazy rounds). Rendering uses
 matplotlib's Agg canvas directly, so it needs no display and leaves pyplot's global
 state alone.
 """
 
+import warnings
 from pathlib import Path
 
 import numpy as np
 
-from .exceptions import InputError
+from .exceptions import InputError, MetricOptWarning
 
-__all__ = ["plot_convergence", "read_iterations"]
+__all__ = ["plot_convergence", "convergence_figure", "read_iterations"]
 
 _PANELS = (
     ("gap", "relative gap", "gap_tol"),
@@ -60,7 +65,15 @@ def read_iterations(run):
     path = run / "iterations.csv"
     if not path.is_file() and not report:
         raise InputError(f"{run}: no iterations.csv or report.json (not a run directory)")
-    frame = pd.read_csv(path) if path.is_file() else pd.DataFrame()
+    try:
+        frame = pd.read_csv(path) if path.is_file() else pd.DataFrame()
+    except pd.errors.EmptyDataError:  # an empty file: no records
+        frame = pd.DataFrame()
+    except (pd.errors.ParserError, UnicodeDecodeError, ValueError, OSError) as exc:
+        text = " ".join(str(exc).split())
+        raise InputError(f"{path}: not a readable iterations file ({text})") from None
+    if len(frame) and not report and "iteration" not in frame:
+        raise InputError(f"{path}: not a metricopt iterations file (no 'iteration' column)")
     columns = ("iteration", "seconds", "gap", "max_violation", "full_check")
     if len(frame):
         data = {}
@@ -80,6 +93,41 @@ def _label(run, report):
     graph = (report.get("graph") or {}).get("name")
     detail = ", ".join(str(v) for v in (graph, method) if v)
     return f"{Path(run).name} ({detail})" if detail else Path(run).name
+
+
+#: What one record of ``iterations.csv`` is, per backend.
+_UNITS = {"dykstra": "pass", "project-forget": "oracle round", "highs-lazy": "lazy round",
+          "highs": "HiGHS solve"}
+
+
+def _unit(report):
+    return _UNITS.get(report.get("method"), "iteration")
+
+
+def _plural(count, unit):
+    return f"{count} {unit}" + ("" if count == 1 else ("es" if unit.endswith("s") else "s"))
+
+
+def _final_point(data, report):
+    """The run's reported end point: ``(iteration, seconds, gap, max_violation)``.
+
+    It is what the report certifies (after a repair or rounding test, which the per-pass
+    records do not show), placed at the last record's iteration (or the report's count
+    when there are no records) and the solve time.
+    """
+    if not report:
+        return None
+    its = data["iteration"][np.isfinite(data["iteration"])]
+    x_iter = float(its[-1]) if its.size else _float(report.get("iterations"))
+    point = (x_iter, _float(report.get("solve_seconds")), _float(report.get("gap")),
+             _float(report.get("max_violation")))
+    return point
+
+
+def _float(value):
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return np.nan
 
 
 def _tolerance(report, key):
@@ -119,10 +167,6 @@ def plot_convergence(runs, path=None, *, title=None, dpi=120):
     left out; a panel with nothing to draw says so. An exact backend logs one record (or
     none), which is drawn as a single marker.
     """
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-    from matplotlib.ticker import MaxNLocator
-
     runs = [runs] if isinstance(runs, (str, Path)) else list(runs)
     if not runs:
         raise InputError("no run directory given")
@@ -130,7 +174,44 @@ def plot_convergence(runs, path=None, *, title=None, dpi=120):
         if len(runs) > 1:
             raise InputError("give an output file to overlay several runs")
         path = Path(runs[0]) / "convergence.png"
-    loaded = [(run, *read_iterations(run)) for run in runs]
+    loaded = []
+    for run in runs:
+        try:
+            loaded.append((run, *read_iterations(run)))
+        except InputError as exc:
+            if len(runs) == 1:
+                raise
+            warnings.warn(f"skipped {run}: {exc}", MetricOptWarning, stacklevel=2)
+    if not loaded:
+        raise InputError("none of the run directories could be read")
+    fig = convergence_figure(loaded, title=title)
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    from .io.reports import atomic_write
+
+    with atomic_write(path, "wb") as fh:
+        fig.savefig(fh, dpi=dpi, format="png")
+    return path
+
+
+def convergence_figure(loaded, *, title=None):
+    """The 2 x 2 convergence figure of runs read by :func:`read_iterations`.
+
+    Parameters
+    ----------
+    loaded : list of (run, data, report)
+    title : str or None
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Axes in row-major order: gap per iteration, gap over time, violation per
+        iteration, violation over time. The reported end point of a run is the line
+        labelled ``"reported (final)"`` (one run) or drawn with marker ``"*"``.
+    """
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+    from matplotlib.ticker import MaxNLocator
 
     fig = Figure(figsize=(11, 7.5), layout="constrained")
     FigureCanvasAgg(fig)
@@ -154,6 +235,17 @@ def plot_convergence(runs, path=None, *, title=None, dpi=120):
                 if column == "max_violation" and marker is None and full.any():
                     ax.plot(x[full], y[full], linestyle="none", marker="o", markersize=3,
                             color=color, label="full check" if len(loaded) == 1 else None)
+            for (run, data, report), color in zip(loaded, colors):
+                final = _final_point(data, report)
+                if final is None:
+                    continue
+                fx = final[0] if xkey == "iteration" else final[1]
+                fy = final[2] if column == "gap" else final[3]
+                if np.isfinite(fx) and np.isfinite(fy) and fy > 0:
+                    ax.plot([fx], [fy], linestyle="none", marker="*", markersize=11,
+                            color=color, markeredgecolor="k", markeredgewidth=0.6,
+                            label="reported (final)" if len(loaded) == 1 else None)
+                    drawn = True
             if drawn:
                 for name, color in missing:  # say which runs have nothing to show here
                     ax.plot([], [], color=color, marker="x", linestyle="none",
@@ -168,13 +260,16 @@ def plot_convergence(runs, path=None, *, title=None, dpi=120):
                 ax.axhline(tol, color="0.3" if shared else runs_with[0][1], linestyle="--",
                            linewidth=1, label=label)
             ax.set_yscale("log")
+            if xkey == "seconds" and drawn:
+                ax.set_xlim(left=0.0)
             if xkey == "iteration":
                 ax.xaxis.set_major_locator(MaxNLocator(integer=True))
                 lo, hi = ax.get_xlim()
                 if drawn and hi - lo < 2:  # one pass: widen so that the ticks are whole passes
                     mid = round((lo + hi) / 2)
                     ax.set_xlim(mid - 1, mid + 1)
-            ax.set_xlabel(xlabel)
+            units = {_unit(rep) for _, _, rep in loaded}
+            ax.set_xlabel(units.pop() if xkey == "iteration" and len(units) == 1 else xlabel)
             ax.set_ylabel(ylabel)
             ax.grid(True, which="major", alpha=0.3)
             if not drawn:
@@ -183,13 +278,7 @@ def plot_convergence(runs, path=None, *, title=None, dpi=120):
             if drawn or owners:
                 ax.legend(fontsize="small", loc="best")
     fig.suptitle(title or _title(loaded))
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    from .io.reports import atomic_write
-
-    with atomic_write(path, "wb") as fh:
-        fig.savefig(fh, dpi=dpi, format="png")
-    return path
+    return fig
 
 
 def _title(loaded):
@@ -199,9 +288,17 @@ def _title(loaded):
     problem = (report.get("problem") or {}).get("kind", "")
     graph = (report.get("graph") or {}).get("name", "")
     method = report.get("method", "")
-    passes = int(np.nanmax(data["iteration"])) if np.isfinite(data["iteration"]).any() else 0
     status = report.get("status_name")
     parts = [p for p in (graph, problem, method) if p]
     text = " / ".join(parts) or "run"
-    extra = f"{passes} pass{'es' if passes != 1 else ''}" + (f", {status}" if status else "")
+    if method == "highs":  # one solve; the report counts HiGHS's own iterations
+        count = report.get("iterations")
+        extra = f"{count} simplex/IPM/QP iterations" if isinstance(count, int) else "one solve"
+    else:
+        count = report.get("iterations")
+        if not isinstance(count, int):
+            its = data["iteration"][np.isfinite(data["iteration"])]
+            count = int(its.max()) if its.size else 0
+        extra = _plural(count, _unit(report))
+    extra += f", {status}" if status else ""
     return f"{text} ({extra})"

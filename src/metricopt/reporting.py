@@ -24,12 +24,13 @@ dicts are stored as JSON text. :func:`write_report_csv` writes the table and
 
 import json
 import math
+import warnings
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-from .exceptions import InputError
+from .exceptions import InputError, MetricOptWarning
 
 __all__ = [
     "REPORT_COLUMNS",
@@ -288,10 +289,20 @@ def report_table(paths):
     Raises
     ------
     InputError
-        A path holds no run, or a ``report.json`` is unreadable.
+        A path holds no run, or no ``report.json`` is readable (unreadable ones among
+        readable ones are skipped with a :class:`~metricopt.exceptions.MetricOptWarning`).
     """
-    rows = [{key: _cell_text(value) for key, value in report_row(run).items()}
-            for run in find_runs(paths)]
+    rows = []
+    runs = find_runs(paths)
+    for run in runs:
+        try:
+            row = report_row(run)
+        except InputError as exc:  # a damaged run: skipped, the others tabulated
+            warnings.warn(f"skipped {run}: {exc}", MetricOptWarning, stacklevel=2)
+            continue
+        rows.append({key: _cell_text(value) for key, value in row.items()})
+    if not rows:
+        raise InputError(f"none of the {len(runs)} run(s) has a readable report.json")
     return _typed(pd.DataFrame.from_records(rows, coerce_float=False).astype(object))
 
 

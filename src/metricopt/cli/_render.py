@@ -4,6 +4,7 @@ This is the only module that imports rich. Machine-readable output (``--json``) 
 produced here; commands print it on stdout with :func:`click.echo`.
 """
 
+import math
 import time
 
 import click
@@ -134,11 +135,17 @@ class RunProgress:
             self.console.print(line, soft_wrap=True)
 
 
-def _ratio_text(ratio, lower_bound):
+def _ratio_text(ratio, lower_bound, numerator=None):
     if ratio is not None:
         return _num(ratio, ".6f")
     if lower_bound is None:
         return "-  (no certified lower bound)"
+    if not math.isfinite(float(lower_bound)):
+        return "-  (the lower bound is not finite)"
+    if numerator is not None and math.isfinite(float(numerator)) and lower_bound > numerator:
+        return "-  (the lower bound exceeds the objective: not a valid bound)"
+    if numerator is None or not math.isfinite(float(numerator)):
+        return "-  (no objective)"
     return "-  (the lower bound is not positive)"
 
 
@@ -168,7 +175,8 @@ def run_summary(report):
     if rnd is not None:
         rows += [
             ("rounded objective", _num(report.get("rounded_objective"), ".10g")),
-            ("certified ratio", _ratio_text(report.get("approximation_ratio"), report.get("lower_bound"))),
+            ("certified ratio", _ratio_text(report.get("approximation_ratio"), report.get("lower_bound"),
+                                            report.get("rounded_objective"))),
             ("rounding", f"{rnd['method']}, {rnd['n_clusters']} clusters, seed {rnd['seed']}"
              if problem["kind"] != "sc" else f"{rnd['method']}, seed {rnd['seed']}"),
         ]
@@ -196,7 +204,8 @@ def evaluation(result):
     ]
     if result.get("lower_bound") is not None:
         rows.append(("certified ratio",
-                     _ratio_text(result.get("approximation_ratio"), result["lower_bound"])))
+                     _ratio_text(result.get("approximation_ratio"), result["lower_bound"],
+                                 result.get("objective"))))
     _console().print(_kv_table(None, rows))
 
 

@@ -8,6 +8,7 @@ with exit code 1; invalid option combinations exit with code 2.
 
 import json
 import sys
+import warnings
 from pathlib import Path
 
 import click
@@ -25,7 +26,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
-from ..exceptions import MetricOptError
+from ..exceptions import InputError, MetricOptError, MetricOptWarning
 
 __all__ = ["COMMANDS", "datasets", "batch", "report", "plot"]
 
@@ -427,7 +428,14 @@ def plot(runs, compare, output):
             default = "convergence-comparison.png" if len(runs) > 1 else None
             written = [plot_convergence(list(runs), output or default)]
         else:
-            written = [plot_convergence(run) for run in runs]
+            written = []
+            for run in runs:  # a damaged run directory is skipped, with a warning
+                try:
+                    written.append(plot_convergence(run))
+                except MetricOptError as exc:
+                    warnings.warn(f"skipped {run}: {exc}", MetricOptWarning, stacklevel=2)
+            if not written:
+                raise InputError("none of the run directories could be plotted")
     except MetricOptError as exc:
         raise _fail(exc) from None
     for path in written:
