@@ -1,6 +1,7 @@
 """Dense dissimilarity matrices (``.npy`` and CSV) for metric nearness."""
 
 import io
+import zipfile
 
 import numpy as np
 
@@ -17,7 +18,7 @@ def matrix_from_npy(data, path):
     """Load a 2-D numeric array from ``.npy`` bytes; labels are ``"0".."n-1"``."""
     try:
         array = np.load(io.BytesIO(data), allow_pickle=False)
-    except (ValueError, OSError, EOFError):
+    except (ValueError, OSError, EOFError, zipfile.BadZipFile, KeyError, MemoryError):
         raise InputError(f"{path}: not a valid .npy file") from None
     if not isinstance(array, np.ndarray):
         raise InputError(f"{path}: not a valid .npy file")

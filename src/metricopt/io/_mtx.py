@@ -12,6 +12,7 @@ import math
 import numpy as np
 import pandas as pd
 
+from metricopt._memory import check_memory
 from metricopt.exceptions import InputError
 from metricopt.io._records import Records, bad_line, data_lines, strip_comments
 
@@ -47,6 +48,8 @@ def parse_mtx(text, path, *, keep_values=False):
     rows, cols, values = parsed
     if len(rows) != nnz:
         raise InputError(f"{path}: the header declares {nnz} entries but the file has {len(rows)}")
+    # every declared row is a node (isolated ones too): about 100 bytes each while read
+    check_memory(100 * n, f"{path}: the header declares {n:,} nodes, which")
     labels = np.arange(1, n + 1).astype(str).astype(object)
     return Records(rows - 1, cols - 1, labels, values, len(rows))
 

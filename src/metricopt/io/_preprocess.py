@@ -1,14 +1,17 @@
 """Turning raw edge entries into a simple undirected graph (V §8.2).
 
-Self-loops are dropped, duplicate and reciprocal entries merged (weights averaged), and
-by default only the largest connected component is kept.
+Self-loops are dropped, duplicate and reciprocal entries merged (weights averaged; pairs
+whose entries disagree are counted in the summary and announced by a warning), and by
+default only the largest connected component is kept.
 """
+
+import warnings
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
-from metricopt.exceptions import InputError
+from metricopt.exceptions import InputError, MetricOptWarning
 from metricopt.graph import Graph
 
 __all__ = ["build_graph"]
@@ -40,7 +43,8 @@ def build_graph(
     n = records.n
     loops = records.src == records.dst
     weights = None if records.weights is None else records.weights[~loops]
-    edges, weights, n_entries = _merge(records.src[~loops], records.dst[~loops], weights, n)
+    edges, weights, n_entries, conflicts, opposite = _merge(records.src[~loops],
+                                                            records.dst[~loops], weights, n)
     if len(edges) == 0:
         raise InputError(f"{path}: the largest connected component has only one node")
     n_comp, comp = connected_components(_adjacency(edges, n), directed=False)
@@ -56,6 +60,8 @@ def build_graph(
         "input_edges": int(len(edges)),
         "self_loops": int(loops.sum()),
         "duplicates": int(n_entries - len(edges)),
+        "conflicting_duplicates": conflicts,
+        "opposite_sign_duplicates": opposite,
         "components": int(n_comp),
         "kept_nodes": int(kept_n),
         "kept_edges": int(len(kept_edges)),
@@ -64,17 +70,35 @@ def build_graph(
         "keep_all_components": bool(keep_all_components),
     }
     summary["message"] = _message(summary)
+    if conflicts:
+        signs = f", {opposite} of them with opposite signs" if opposite else ""
+        warnings.warn(f"{path}: {_plural(conflicts, 'pair')} listed more than once with "
+                      f"different weights{signs}; each pair gets the mean of its weights",
+                      MetricOptWarning, stacklevel=3)
     return Graph(kept_n, kept_edges, records.labels[keep], kept_weights, name=name, summary=summary)
 
 
 def _merge(src, dst, weights, n):
-    """Unique pairs ``u < v`` sorted lexicographically; weights averaged per pair."""
+    """Unique pairs ``u < v`` sorted lexicographically; weights averaged per pair.
+
+    Returns the edges, their weights, the number of entries, and the numbers of pairs
+    whose entries disagree: with different weights, and with weights of opposite signs.
+    """
     lo, hi = np.minimum(src, dst), np.maximum(src, dst)
     keys, inverse, counts = np.unique(lo * np.int64(n) + hi, return_inverse=True, return_counts=True)
     edges = np.column_stack([keys // n, keys % n]).astype(np.int64)
+    conflicts = opposite = 0
     if weights is not None:
-        weights = np.bincount(inverse.ravel(), weights=weights, minlength=len(keys)) / counts
-    return edges, weights, len(src)
+        inverse = inverse.ravel()
+        mean = np.bincount(inverse, weights=weights, minlength=len(keys)) / counts
+        high = np.full(len(keys), -np.inf)
+        low = np.full(len(keys), np.inf)
+        np.maximum.at(high, inverse, weights)
+        np.minimum.at(low, inverse, weights)
+        conflicts = int(np.count_nonzero(high != low))
+        opposite = int(np.count_nonzero((low < 0) & (high > 0)))
+        weights = mean
+    return edges, weights, len(src), conflicts, opposite
 
 
 def _adjacency(edges, n):
@@ -110,7 +134,12 @@ def _message(s):
         which = f"all {s['components']} components"
     else:
         which = f"the largest of {s['components']} components"
+    conflicting = ""
+    if s.get("conflicting_duplicates"):
+        conflicting = (f" ({s['conflicting_duplicates']} with different weights, averaged"
+                       + (f"; {s['opposite_sign_duplicates']} of opposite signs"
+                          if s.get("opposite_sign_duplicates") else "") + ")")
     return (
         f"read {_plural(s['input_nodes'], 'node')} and {_plural(read, 'edge')}; "
-        f"dropped {dropped}; kept {which} ({kept})"
+        f"dropped {dropped}{conflicting}; kept {which} ({kept})"
     )

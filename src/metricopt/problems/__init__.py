@@ -4,7 +4,12 @@ Nothing here imports a solver: a builder returns a :class:`MetricProblem` (array
 description of its constraint families) that any backend can solve.
 """
 
-from ..exceptions import InvalidParameterError
+import warnings
+
+import numpy as np
+
+from ..exceptions import InvalidParameterError, MetricOptWarning
+from ..graph import Graph
 from ._base import PROBLEM_KINDS, STRUCTURES, MetricProblem
 from ._pairs import n_pairs, pair_index
 from .cluster_deletion import cluster_deletion
@@ -57,8 +62,43 @@ def build_problem(kind, data, **params):
             f"Got {kind!r} instead."
         ) from None
     try:
-        return builder(data, **params)
+        problem = builder(data, **params)
     except TypeError as exc:
         if "unexpected keyword argument" in str(exc):
             raise InvalidParameterError(f"{kind}: {exc}") from None
         raise
+    _announce_weight_use(kind, data, problem, params)
+    return problem
+
+
+def _announce_weight_use(kind, data, problem, params):
+    """Say in one line how the input's weight column is used, when that is not obvious.
+
+    A weighted or signed input whose weights the problem does not use (sparsest cut and
+    cluster deletion use the unweighted graph; correlation clustering with Jaccard or
+    unit weights), and correlation clustering that chose the signed problem because the
+    file has negative weights, each give a :class:`~metricopt.exceptions.MetricOptWarning`.
+    """
+    weights = getattr(data, "weights", None)
+    if not isinstance(data, Graph) or weights is None:
+        return
+    negative = int(np.count_nonzero(weights < 0))
+    name = data.name
+    if kind in ("sc", "cd"):
+        what = PROBLEM_KINDS[kind].split(" (")[0]
+        neg = f", {negative} of them negative," if negative else ""
+        warnings.warn(f"{kind} ignores the weight column of {name} ({data.m} weights{neg} not "
+                      f"used: {what} is defined on the unweighted graph)", MetricOptWarning,
+                      stacklevel=3)
+    elif kind == "cc":
+        mode = problem.params.get("weights")
+        if mode == "signed" and params.get("weights", "auto") == "auto":
+            warnings.warn(f"{name} has {negative} negative weights: solving signed correlation "
+                          f"clustering on its edges (--weights signed); --weights jaccard or "
+                          f"unit ignore the weights", MetricOptWarning, stacklevel=3)
+        elif mode != "signed":
+            why = ("it has no negative weight, so it is not read as signed; "
+                   if params.get("weights", "auto") == "auto" else "")
+            warnings.warn(f"cc ignores the weight column of {name} ({why}{mode} weights of the "
+                          f"unweighted graph; --weights signed uses the file's weights)",
+                          MetricOptWarning, stacklevel=3)
