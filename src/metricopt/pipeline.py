@@ -15,6 +15,7 @@ objective, n_variables, n_constraints (null for cycle families), params}, ``meth
 ``options``, ``auto_reason``, ``status``, ``status_name``, ``success``, ``message``,
 ``lp_value``, ``lower_bound``, ``rounded_objective``, ``approximation_ratio``,
 ``lp_approx_ratio``, ``gap``, ``max_violation``, ``iterations``, ``solve_seconds``,
+``compile_seconds`` (kernels compiled or loaded before the solve clock started),
 ``total_seconds``, ``peak_memory_bytes``, ``rounding`` {method, requested_method,
 n_tries, seed, n_clusters, per_method, objective} (null without rounding),
 ``solver_extras``, ``warnings``, ``files``.
@@ -67,7 +68,8 @@ REPORT_FIELDS = (
     "metricopt_version", "versions", "created", "command", "graph", "problem", "method",
     "options", "auto_reason", "status", "status_name", "success", "message", "lp_value",
     "lower_bound", "rounded_objective", "approximation_ratio", "lp_approx_ratio", "gap",
-    "max_violation", "iterations", "solve_seconds", "total_seconds", "peak_memory_bytes",
+    "max_violation", "iterations", "solve_seconds", "compile_seconds", "total_seconds",
+    "peak_memory_bytes",
     "rounding", "solver_extras", "warnings", "files",
 )
 
@@ -77,6 +79,7 @@ SUMMARY_OMIT = ("versions", "command")
 _VERSIONED = ("numpy", "scipy", "numba", "highspy", "click")
 _ROUNDING_KEYS = ("method", "n_tries", "seed")
 _RESULT_FIELDS = {
+    "compile_seconds",
     "x", "fun", "lower_bound", "status", "status_name", "success", "message", "nit",
     "max_violation", "elapsed", "method", "history", "options", "gap", "auto_reason",
     "lp_approx_ratio",
@@ -155,14 +158,15 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
         Stop after the solve: no rounding, no clustering file.
     command : list of str or None
         The command line, recorded in the report.
-    force : bool, default=False
-        Replace the files of an earlier run in ``out`` (they are removed when the new
-        run writes its own, so a run that fails first leaves them in place).
     on_stage : callable or None
         Called as ``on_stage(stage, info)`` with stage ``"read"`` (info: the data),
         ``"build"`` (the problem), ``"solve"`` (a dict with ``method`` and
-        ``auto_reason``), ``"round"`` (the rounding options) and ``"write"`` (the
-        output directory).
+        ``auto_reason``), ``"compile"`` (the backend's kernels are being compiled or
+        loaded, before the solve clock starts), ``"round"`` (the rounding options) and
+        ``"write"`` (the output directory).
+    force : bool, default=False
+        Replace the files of an earlier run in ``out`` (they are removed when the new
+        run writes its own, so a run that fails first leaves them in place).
 
     Returns
     -------
@@ -205,6 +209,7 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
                 solver_options = applicable_options(solver, solver_options,
                                                     chosen_by_auto=reason is not None)
                 stage("solve", {"method": name, "auto_reason": reason})
+                stage("compile", {"method": name})
                 accepts = "callback" in solver.default_options()
                 result = solve(problem, name, callback=callback if accepts else None,
                                **solver_options)
@@ -476,6 +481,7 @@ def _build_report(outcome, source, read_options, solver, caught, command, round_
         "max_violation": result.get("max_violation"),
         "iterations": result.get("nit"),
         "solve_seconds": result.get("elapsed"),
+        "compile_seconds": result.get("compile_seconds"),
         "total_seconds": None,
         "peak_memory_bytes": _peak_memory_bytes(),
         "rounding": _rounding_section(rounded, round_opts),

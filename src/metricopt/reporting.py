@@ -72,6 +72,7 @@ _COLUMNS = (
     ("max_violation", "float64", "largest constraint violation"),
     ("iterations", "Int64", "passes (or lazy rounds)"),
     ("solve_seconds", "float64", "wall-clock seconds of the solve"),
+    ("compile_seconds", "float64", "seconds to compile or load the kernels, before the solve"),
     ("total_seconds", "float64", "wall-clock seconds of the whole run"),
     ("peak_memory_bytes", "Int64", "peak resident memory of the process that ran it"),
     ("rounding_method", "string", "rounding that gave rounded_objective"),
@@ -200,6 +201,7 @@ def report_row(run):
     for key in ("auto_reason", "created", "gap", "iterations", "lower_bound", "lp_approx_ratio",
                 "lp_value", "max_violation", "message", "method", "metricopt_version",
                 "peak_memory_bytes", "rounded_objective", "approximation_ratio", "solve_seconds",
+                "compile_seconds",
                 "status", "status_name", "success", "total_seconds"):
         row[key] = rep.get(key)
     for name in ("python", "numpy", "scipy", "numba", "highspy", "click"):

@@ -12,12 +12,15 @@ import re
 
 import click
 
-from ..io import FORMATS
-from ..problems import PROBLEM_KINDS
-from ..problems.correlation import WEIGHT_MODES
-from ..problems.jaccard import DELTA_RANGE, EPSILON_MIN
-from ..problems.metric_nearness import SOURCES
-from ..rounding import METHODS as ROUNDING_METHODS
+from .._choices import (
+    DELTA_RANGE,
+    EPSILON_MIN,
+    FORMATS,
+    PROBLEM_KINDS,
+    ROUNDING_METHODS,
+    WEIGHT_MODES,
+)
+from .._choices import MN_SOURCES as SOURCES
 from ..solvers import registered_solvers
 
 __all__ = [

@@ -109,6 +109,9 @@ class RunProgress:
         elif name == "solve":
             why = f" (auto: {info['auto_reason']})" if info.get("auto_reason") else ""
             line = f"Solving with {info['method']}{why}"
+        elif name == "compile":
+            line = ("Loading the kernels (compiling them takes a while on the first run "
+                    "only; not counted in the solve time)")
         elif name == "round":
             line = f"Rounding ({info['method']}, {info['n_tries']} tries)"
         else:

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import click
 
-from .. import pipeline
 from ..exceptions import MetricOptError
 from . import _render as render
 from ._options import (
@@ -35,6 +34,13 @@ __all__ = ["cli", "main"]
 
 #: Exit code after Ctrl-C (128 + SIGINT), as shells report it.
 EXIT_INTERRUPTED = 130
+
+
+def _pipeline():
+    """:mod:`metricopt.pipeline`, imported when a command runs (not for ``--help``)."""
+    from .. import pipeline
+
+    return pipeline
 
 
 def _one_line(text):
@@ -149,13 +155,13 @@ def cli():
 
 def _run(ctx, kind, graph, opts, *, bound_only):
     check_applicable(ctx, kind, opts, bound_only=bound_only)
-    params = collect_problem_params(kind, opts, pipeline.problem_parameters(kind))
+    params = collect_problem_params(kind, opts, _pipeline().problem_parameters(kind))
     rounding = None
     if not bound_only:
         rounding = {"method": opts["round_method"].lower(), "n_tries": opts["round_tries"],
                     "seed": opts.get("seed")}
     with render.RunProgress(quiet=opts["quiet"]) as progress:
-        outcome = pipeline.run(
+        outcome = _pipeline().run(
             graph, kind, method=opts["method"].lower(), problem_params=params,
             solver_options=collect_solver_options(opts), rounding=rounding, out=opts["out"],
             read_options=collect_read_options(opts), callback=progress.iteration,
@@ -254,9 +260,9 @@ def evaluate(kind, graph, file, lower_bound, report_path, as_json, **opts):
         raise click.UsageError("use either --lower-bound or --report, not both")
     if report_path is not None and Path(report_path).is_dir():
         report_path = str(Path(report_path) / "report.json")
-    result = pipeline.evaluate_file(
+    result = _pipeline().evaluate_file(
         graph, kind, file, problem_params=collect_problem_params(
-            kind, opts, pipeline.problem_parameters(kind)),
+            kind, opts, _pipeline().problem_parameters(kind)),
         read_options=collect_read_options(opts), lower_bound=lower_bound, report=report_path,
     )
     render.evaluation(result)
@@ -286,7 +292,7 @@ def info(graph, kinds, max_memory, as_json, **opts):
         metricopt info football --problem cc --max-memory 8G
     """
     params = given_problem_params(opts)
-    result = pipeline.describe(graph, kinds=list(kinds) or None,
+    result = _pipeline().describe(graph, kinds=list(kinds) or None,
                                read_options=collect_read_options(opts),
                                problem_params=params, max_memory=max_memory)
     render.graph_info(result)
@@ -309,7 +315,7 @@ def solvers(method, as_json):
 
         metricopt solvers highs
     """
-    rows = pipeline.solver_table()
+    rows = _pipeline().solver_table()
     if method is not None:
         match = [r for r in rows if r["name"] == method.lower()]
         if not match:

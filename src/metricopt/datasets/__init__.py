@@ -30,14 +30,8 @@ def load_bundled(name, **read_graph_kwargs):
     return read_graph(bundled_path(name), **read_graph_kwargs)
 
 
-# Registry of downloadable graphs (SNAP, SuiteSparse, Newman netdata) and the fetch cache.
-from metricopt.datasets._fetch import (  # noqa: E402
-    DatasetError,
-    DownloadError,
-    FetchResult,
-    VerificationError,
-    fetch,
-)
+# Registry of downloadable graphs (SNAP, SuiteSparse, Newman netdata) and the fetch cache;
+# the fetching code (urllib, archives, numpy) is imported on first use.
 from metricopt.datasets._registry import (  # noqa: E402
     Dataset,
     cache_dir,
@@ -47,6 +41,19 @@ from metricopt.datasets._registry import (  # noqa: E402
     registry,
     resolve_dataset,
 )
+
+_FETCH_NAMES = ("DatasetError", "DownloadError", "FetchResult", "VerificationError", "fetch")
+
+
+def __getattr__(name):
+    if name not in _FETCH_NAMES:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module("metricopt.datasets._fetch"), name)
+    globals()[name] = value
+    return value
+
 
 __all__ += [
     "Dataset",

@@ -23,11 +23,11 @@ from metricopt.io._matrix import make_dissimilarity, matrix_from_csv, matrix_fro
 from metricopt.io._mtx import parse_mtx
 from metricopt.io._preprocess import build_graph
 from metricopt.io._source import base_name, decode_text, format_suffix, read_bytes, resolve_source
+from metricopt._choices import FORMATS
 
 __all__ = ["FORMATS", "read_graph", "read_dissimilarity", "detect_format"]
 
 #: Accepted values of the ``fmt`` parameter.
-FORMATS = ("edgelist", "mtx", "npy", "matrix-csv")
 _MATRIX_FORMATS = ("npy", "matrix-csv")
 _SUFFIXES = {".mtx": "mtx", ".mm": "mtx", ".npy": "npy", ".csv": "matrix-csv"}
 

@@ -4,22 +4,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .._choices import PROBLEM_KINDS, STRUCTURES
 from ._pairs import n_pairs, pair_arrays
 
 __all__ = ["MetricProblem", "PROBLEM_KINDS", "STRUCTURES"]
-
-PROBLEM_KINDS = {
-    "cc": "correlation clustering",
-    "sc": "sparsest cut (Leighton-Rao)",
-    "mn": "metric nearness",
-    "cd": "cluster deletion",
-}
-
-STRUCTURES = {
-    "dense": "all pairs of K_n; triangle inequalities x_ij <= x_ik + x_kj",
-    "sparse": "the graph's pairs only; cycle inequalities of MET(G)",
-    "edges": "edges only; triangle inequalities on the graph's triangles, x_ik + x_jk >= 1 on open wedges",
-}
 
 
 @dataclass(eq=False)

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from .._choices import WEIGHT_MODES
 from .._memory import check_memory
 from ._base import MetricProblem
 from ._checks import check_choice, check_graph, check_real
@@ -11,7 +12,6 @@ from .jaccard import DELTA_RANGE, EPSILON_MIN, jaccard_signed_weights
 __all__ = ["correlation_clustering"]
 
 _CALLER = "correlation_clustering"
-WEIGHT_MODES = ("auto", "jaccard", "unit", "signed")
 
 
 def correlation_clustering(graph, *, weights="auto", delta=0.05, epsilon=0.01, max_memory=None):

@@ -2,15 +2,11 @@
 
 import numpy as np
 
+from .._choices import DELTA_RANGE, EPSILON_MIN
 from ._pairs import n_pairs
 
 __all__ = ["jaccard_signed_weights", "DELTA_RANGE", "EPSILON_MIN"]
 
-#: ``delta`` lies strictly inside this interval: ``J - delta`` must stay in (-1, 1) for
-#: every Jaccard coefficient ``J`` in [0, 1], or the log-odds score is infinite or NaN.
-DELTA_RANGE = (0.0, 1.0)
-#: Smallest ``epsilon`` (the offset moves a score away from 0, never toward it).
-EPSILON_MIN = 0.0
 
 
 def jaccard_signed_weights(graph, *, delta=0.05, epsilon=0.01, chunk_rows=None):

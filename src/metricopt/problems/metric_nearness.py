@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from .._choices import MN_SOURCES
 from .._memory import check_memory
 from ..exceptions import InputError, InvalidParameterError
 from ..graph import Dissimilarity, Graph
@@ -13,7 +14,7 @@ from .jaccard import DELTA_RANGE, EPSILON_MIN, jaccard_signed_weights
 __all__ = ["metric_nearness"]
 
 _CALLER = "metric_nearness"
-SOURCES = ("auto", "matrix", "weighted", "jaccard")
+SOURCES = MN_SOURCES
 
 
 def metric_nearness(data, *, p=2, source="auto", delta=0.05, epsilon=0.01, max_memory=None):

@@ -18,6 +18,7 @@ import time
 
 import numpy as np
 
+from .._choices import ROUNDING_AUTO, ROUNDING_METHODS
 from ..exceptions import InvalidParameterError, UnsupportedProblemError
 from ._checks import (
     Rounding,
@@ -62,17 +63,9 @@ __all__ = [
 ]
 
 #: Methods per problem kind; ``"auto"`` runs the ones listed in :data:`AUTO`.
-METHODS = {
-    "cc": ("pivot", "threshold", "region-growing", "kwikcluster"),
-    "sc": ("sweep", "spectral"),
-    "cd": ("pivot",),
-}
+METHODS = ROUNDING_METHODS
 _NO_X = ("kwikcluster", "spectral")  # methods that do not read x
-AUTO = {
-    "cc": ("pivot", "threshold", "region-growing"),
-    "sc": ("sweep", "spectral"),
-    "cd": ("pivot",),
-}
+AUTO = ROUNDING_AUTO
 
 
 def _check_method(method, kind):

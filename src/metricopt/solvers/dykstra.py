@@ -1063,6 +1063,22 @@ class DykstraSolver(Solver):
                            "sparse MET(G) problems need an active-set method (project-forget)")
         return super().supports(problem)
 
+    def warm_up_options(self, problem, options):
+        """The dual storage the real solve will use, so that its kernels are the ones
+        warmed up (a small instance would otherwise always get dense duals)."""
+        opts = dict(options)
+        if problem.structure == "dense":
+            order = _ALIASES.get(opts.get("order", "diagonal"), opts.get("order", "diagonal"))
+            try:
+                dense = _dense_duals(opts.get("duals", "auto"), order,
+                                     {"dense": True, "n": problem.n},
+                                     opts.get("extrapolate") is not False,
+                                     opts.get("max_memory"))
+            except Exception:  # the real solve reports a bad option
+                return opts
+            opts["duals"] = "dense" if dense else "sparse"
+        return opts
+
     def estimate_memory(self, problem):
         """Bytes of the pair arrays plus the triangle duals: dense ones and their
         extrapolation reference (48 B per triplet) when ``duals="auto"`` would pick them,

@@ -15,11 +15,8 @@ import numpy as np
 from .._memory import available_memory, check_memory
 from .._stdout import native_stdout_to_stderr
 from ..exceptions import InvalidParameterError, MemoryLimitError
-from ..problems._cycles import violated_cycles
 from ..problems._pairs import n_pairs
-from ..problems._triangles import violated_triangles
 from ..result import Status
-from . import _lp_matrix as lpm
 from ._base import Solver
 from ._highs_status import map_status
 
@@ -94,6 +91,8 @@ def estimate_memory(problem, *, lp_algorithm="auto", lazy=False):
     which was reported to peak near 18 GB: the estimate errs on the safe side by about
     15%.
     """
+    from . import _lp_matrix as lpm
+
     algorithm = _resolve_algorithm(problem, lp_algorithm, lazy=lazy)
     size = lpm.model_size(problem)
     if lazy:
@@ -378,6 +377,8 @@ class HighsSolver(Solver):
             ``history, max_violation, n_rows, highs_seconds`` and ``n_cols``,
             ``n_nonzeros``, ``lp_algorithm``, ``build_seconds``, ``memory_estimate``.
         """
+        from . import _lp_matrix as lpm
+
         opts = _check_options("highs", tol=tol, time_limit=time_limit, max_iter=max_iter,
                               threads=threads, max_memory=max_memory, verbose=verbose, seed=seed,
                               callback=callback, lp_algorithm=lp_algorithm)
@@ -510,6 +511,8 @@ class HighsLazySolver(Solver):
             As :meth:`HighsSolver.run`, with ``nit`` the number of rounds and
             ``highs_iterations`` the HiGHS iterations over all rounds.
         """
+        from . import _lp_matrix as lpm
+
         opts = _check_options("highs-lazy", tol=tol, time_limit=time_limit, max_iter=max_iter,
                               threads=threads, max_memory=max_memory, verbose=verbose, seed=seed,
                               callback=callback, lp_algorithm=lp_algorithm,
@@ -634,6 +637,8 @@ class _Separator:
     """
 
     def __init__(self, problem, tol, max_rows):
+        from . import _lp_matrix as lpm
+
         self.problem = problem
         self.tol = tol
         self.max_rows = max_rows
@@ -651,6 +656,10 @@ class _Separator:
         return fresh
 
     def separate(self, x):
+        from ..problems._cycles import violated_cycles
+        from ..problems._triangles import violated_triangles
+        from . import _lp_matrix as lpm
+
         p = self.problem
         if p.structure == "dense":
             rows, viol, _ = violated_triangles(x, p.n, 0.0)

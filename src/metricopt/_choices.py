@@ -1,0 +1,52 @@
+"""The closed sets of names the command line offers, in a module that imports nothing.
+
+The command line builds its choices (problems, input formats, weight modes, rounding
+methods, parameter ranges) from these; the modules that implement them import the same
+names from here, so there is one definition of each. Keeping them apart from the
+implementations keeps ``metricopt --help`` and ``metricopt solvers`` free of numba,
+pandas and scipy imports.
+"""
+
+__all__ = ["PROBLEM_KINDS", "STRUCTURES", "FORMATS", "WEIGHT_MODES", "MN_SOURCES",
+           "ROUNDING_METHODS", "ROUNDING_AUTO", "DELTA_RANGE", "EPSILON_MIN"]
+
+PROBLEM_KINDS = {
+    "cc": "correlation clustering",
+    "sc": "sparsest cut (Leighton-Rao)",
+    "mn": "metric nearness",
+    "cd": "cluster deletion",
+}
+
+STRUCTURES = {
+    "dense": "all pairs of K_n; triangle inequalities x_ij <= x_ik + x_kj",
+    "sparse": "the graph's pairs only; cycle inequalities of MET(G)",
+    "edges": "edges only; triangle inequalities on the graph's triangles, x_ik + x_jk >= 1 on open wedges",
+}
+
+#: Input formats of :func:`metricopt.io.read_graph`.
+FORMATS = ("edgelist", "mtx", "npy", "matrix-csv")
+
+#: Pair weights of correlation clustering.
+WEIGHT_MODES = ("auto", "jaccard", "unit", "signed")
+
+#: Where metric nearness takes its dissimilarities from.
+MN_SOURCES = ("auto", "matrix", "weighted", "jaccard")
+
+#: Rounding methods per problem kind; ``"auto"`` runs the ones in :data:`ROUNDING_AUTO`.
+ROUNDING_METHODS = {
+    "cc": ("pivot", "threshold", "region-growing", "kwikcluster"),
+    "sc": ("sweep", "spectral"),
+    "cd": ("pivot",),
+}
+ROUNDING_AUTO = {
+    "cc": ("pivot", "threshold", "region-growing"),
+    "sc": ("sweep", "spectral"),
+    "cd": ("pivot",),
+}
+
+#: ``delta`` of the Jaccard transform lies strictly inside this interval: ``J - delta``
+#: must stay in (-1, 1) for every Jaccard coefficient ``J`` in [0, 1], or the log-odds
+#: score is infinite or NaN.
+DELTA_RANGE = (0.0, 1.0)
+#: Smallest ``epsilon`` (the offset moves a score away from 0, never toward it).
+EPSILON_MIN = 0.0
