@@ -428,6 +428,7 @@ def test_continuation_keeps_the_dykstra_invariant(tmp_path, monkeypatch, duals):
     # after a stage change (and a few passes more) x is still x0 - W^-1 A'z for the
     # stage's gamma, with A written out constraint by constraint
     from metricopt import _config
+    from metricopt.solvers._checkpoint import problem_digest, read_checkpoint
     from metricopt.solvers.dykstra import _setup
 
     n = 12
@@ -439,13 +440,13 @@ def test_continuation_keeps_the_dykstra_invariant(tmp_path, monkeypatch, duals):
             solve_dykstra(problem, continuation=[0.1], duals=duals, max_iter=stop,
                           checkpoint=path, block=4)
         st0 = _setup(problem, None, None)
-        with np.load(path, allow_pickle=True) as data:
-            x, zp, zs = data["x"], data["z_pair"], float(data["z_sum"])
-            meta = dict(zip(data["meta_keys"], data["meta_vals"]))
-            if duals == "dense":
-                pos, val = K.dense_to_sparse_duals(data["z_dense"], K.diagonal_rows(n, 4))
-            else:
-                pos, val = data["tri_pos"], data["tri_val"]
+        meta, data = read_checkpoint(path, backend="dykstra", problem=problem,
+                                     digest=problem_digest(problem))
+        x, zp, zs = data["x"], data["z_pair"], float(data["z_sum"])
+        if duals == "dense":
+            pos, val = K.dense_to_sparse_duals(data["z_dense"], K.diagonal_rows(n, 4))
+        else:
+            pos, val = data["tri_pos"], data["tri_val"]
         stage = int(meta["stage"])
         assert stop == 3 or stage == 1
         gamma = (0.5, 5.0)[stage]

@@ -8,7 +8,6 @@ A :class:`Graph` is always simple and undirected: nodes are ``0..n-1`` internall
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 
 __all__ = ["Graph", "Dissimilarity"]
 
@@ -62,6 +61,8 @@ class Graph:
         """Symmetric CSR adjacency matrix (entries 1, or the weights if ``weighted``)."""
         u, v = self.edges[:, 0], self.edges[:, 1]
         data = self.weights if (weighted and self.weights is not None) else np.ones(self.m)
+        import scipy.sparse as sp
+
         a = sp.coo_matrix(
             (np.concatenate([data, data]), (np.concatenate([u, v]), np.concatenate([v, u]))),
             shape=(self.n, self.n),

@@ -4,11 +4,16 @@ Nothing here imports a solver: a builder returns a :class:`MetricProblem` (array
 description of its constraint families) that any backend can solve.
 """
 
-import importlib
 import warnings
 
 from .._choices import PROBLEM_KINDS, STRUCTURES
 from ..exceptions import InvalidParameterError, MetricOptWarning
+from ._base import MetricProblem
+from ._pairs import n_pairs, pair_index
+from .cluster_deletion import cluster_deletion
+from .correlation import correlation_clustering
+from .metric_nearness import metric_nearness
+from .sparsest_cut import sparsest_cut
 
 __all__ = [
     "MetricProblem",
@@ -23,37 +28,13 @@ __all__ = [
     "pair_index",
 ]
 
-#: Builder of each problem kind: (module, function), imported on first use so that
-#: importing this package (the command line's help, ``metricopt solvers``) loads no
-#: numba kernels.
-_BUILDER_SPECS = {
-    "cc": (".correlation", "correlation_clustering"),
-    "sc": (".sparsest_cut", "sparsest_cut"),
-    "mn": (".metric_nearness", "metric_nearness"),
-    "cd": (".cluster_deletion", "cluster_deletion"),
+#: The builders import numpy only; their numba and scipy parts load when they run.
+BUILDERS = {
+    "cc": correlation_clustering,
+    "sc": sparsest_cut,
+    "mn": metric_nearness,
+    "cd": cluster_deletion,
 }
-_LAZY = {
-    "MetricProblem": "._base",
-    "n_pairs": "._pairs",
-    "pair_index": "._pairs",
-    **{func: module for module, func in _BUILDER_SPECS.values()},
-}
-
-
-def _builders():
-    return {kind: getattr(importlib.import_module(module, __name__), func)
-            for kind, (module, func) in _BUILDER_SPECS.items()}
-
-
-def __getattr__(name):
-    if name == "BUILDERS":
-        value = _builders()
-    elif name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
-    else:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    globals()[name] = value
-    return value
 
 
 def build_problem(kind, data, **params):
@@ -73,13 +54,12 @@ def build_problem(kind, data, **params):
     MetricProblem
     """
     try:
-        module, func = _BUILDER_SPECS[kind]
+        builder = BUILDERS[kind]
     except (KeyError, TypeError):
         raise InvalidParameterError(
-            f"The 'kind' parameter of build_problem must be one of {', '.join(map(repr, _BUILDER_SPECS))}. "
+            f"The 'kind' parameter of build_problem must be one of {', '.join(map(repr, BUILDERS))}. "
             f"Got {kind!r} instead."
         ) from None
-    builder = getattr(importlib.import_module(module, __name__), func)
     try:
         problem = builder(data, **params)
     except TypeError as exc:

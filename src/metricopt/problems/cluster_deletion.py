@@ -5,7 +5,6 @@ import numpy as np
 from .._memory import check_memory
 from ._base import MetricProblem
 from ._checks import check_graph
-from ._wedges import triangles_and_wedges
 
 __all__ = ["cluster_deletion"]
 
@@ -42,6 +41,8 @@ def cluster_deletion(graph, *, max_memory=None):
     upper_rows = int(np.sum(deg * (deg - 1) // 2))  # triangles*3 + wedges
     check_memory(8 * 3 * upper_rows + 64 * graph.m,
                  f"cluster deletion on {graph.n} nodes and {graph.m} edges", max_memory)
+    from ._wedges import triangles_and_wedges  # numba kernels, loaded when needed
+
     tri, wed = triangles_and_wedges(graph)
     return MetricProblem(
         kind="cd", n=graph.n, labels=graph.labels, structure="edges", objective="linear",
