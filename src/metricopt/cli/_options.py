@@ -215,7 +215,8 @@ def solver_options(fn, *, with_method=True):
         click.option("--max-iter", type=click.IntRange(min=1), default=None,
                      help="Iteration limit (passes, or lazy rounds)."),
         click.option("--time-limit", type=POSITIVE, default=None,
-                     help="Wall-clock limit for the solve, in seconds."),
+                     help="Wall-clock limit for the solve, in seconds (the one-off loading "
+                          "of the kernels before it is not counted)."),
         click.option("--threads", type=click.IntRange(min=1, max=4096), default=None,
                      help="Threads the backend may use."),
         click.option("--seed", type=click.IntRange(min=0, max=MAX_SEED), default=None,
