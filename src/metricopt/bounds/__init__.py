@@ -24,6 +24,7 @@ from .apriori import (
     dual_bound,
     posterior_ratio,
 )
+from .boxes import optimum_box
 from .certificates import (
     BoundResult,
     cluster_deletion_bound,
@@ -46,6 +47,7 @@ from .inner import (
 )
 
 __all__ = [
+    "optimum_box",
     "AprioriTerm",
     "BoundResult",
     "InfeasibleInnerProblemError",

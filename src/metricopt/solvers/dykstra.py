@@ -52,9 +52,6 @@ References
        Hildreth iterates)
 """
 
-import contextlib
-import signal
-import threading
 import time
 import warnings
 
@@ -65,6 +62,7 @@ from ..exceptions import ConvergenceWarning, InputError, InvalidParameterError
 from ..result import Status
 from ._base import Solver
 from ._checkpoint import problem_digest, read_checkpoint, write_checkpoint
+from ._core import LPStage, check_options, interrupt_deferred, lp_gap
 
 __all__ = ["DykstraSolver", "solve_dykstra", "ORDERS"]
 
@@ -233,28 +231,6 @@ def _dense_duals(duals, order, st, with_reference=True, max_memory=None):
 
 
 # ------------------------------------------------------------------------- one pass
-@contextlib.contextmanager
-def _interrupt_deferred():
-    """Hold a Ctrl-C (SIGINT) until the block is done, then raise ``KeyboardInterrupt``.
-
-    A pass, an extrapolation and a stage change each update ``x`` and the duals
-    together; cut short, they would leave a checkpoint whose ``x`` is not
-    ``x0 - W^{-1} A' z`` of its duals, or whose counters are a pass behind. Main thread
-    only (elsewhere a no-op).
-    """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    caught = []
-    old = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, old)
-    if caught and old is not signal.SIG_IGN:
-        raise KeyboardInterrupt
-
-
 def _one_pass(st, order, block, bufs, interleave=1):
     """One cyclic pass over every constraint; returns (bz, nnz, vmax, smax).
 
@@ -559,38 +535,12 @@ def _read_checkpoint(path, st, problem, digest):
 
 
 # -------------------------------------------------------------------------- driver
-def _check_options(tol, gap_tol, max_iter, time_limit, order, check_every, threads, gamma, lam,
-                   checkpoint_every):
-    def bad(name, value, what):
-        raise InvalidParameterError(
-            f"The '{name}' parameter of solve_dykstra must be {what}. Got {value!r} instead.")
-
-    for name, val in (("tol", tol), ("gap_tol", gap_tol)):
-        if not isinstance(val, (int, float)) or isinstance(val, bool) or not val > 0:
-            bad(name, val, "a float > 0")
-    if not isinstance(max_iter, (int, np.integer)) or isinstance(max_iter, bool) or max_iter < 1:
-        bad("max_iter", max_iter, "an int >= 1")
-    if time_limit is not None and not (isinstance(time_limit, (int, float)) and time_limit > 0):
-        bad("time_limit", time_limit, "a float > 0 or None")
-    if order not in ORDERS and order not in _ALIASES:
-        bad("order", order, f"one of {', '.join(map(repr, ORDERS))}")
-    if not isinstance(check_every, (int, np.integer)) or check_every < 1:
-        bad("check_every", check_every, "an int >= 1")
-    if threads is not None and (not isinstance(threads, (int, np.integer)) or threads < 1):
-        bad("threads", threads, "an int >= 1 or None")
-    for name, val in (("gamma", gamma), ("lam", lam)):
-        if val is not None and not (isinstance(val, (int, float)) and val > 0):
-            bad(name, val, "a float > 0 or None")
-    if not (isinstance(checkpoint_every, (int, float)) and checkpoint_every > 0):
-        bad("checkpoint_every", checkpoint_every, "a float > 0")
-
-
 def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_iter=10000,
                   time_limit=None, order="diagonal", block=None, check_every=10,
                   round_digits=_DEFAULT_ROUND, threads=None, seed=None, max_memory=None,
                   callback=None, verbose=False, checkpoint=None, checkpoint_every=60.0,
                   resume=None, duals="auto", interleave=None, extrapolate=None, repair=True,
-                  continuation=None):
+                  continuation=None, polish="auto", gamma_growth=10.0):
     """Solve the quadratic regularisation of a metric LP by Dykstra's method.
 
     Parameters
@@ -708,8 +658,14 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
            optimization for graph clustering algorithms. SIAM J. Math. Data Sci. 1(2),
            333-355. https://doi.org/10.1137/18M1217152
     """
-    _check_options(tol, gap_tol, max_iter, time_limit, order, check_every, threads, gamma, lam,
-                   checkpoint_every)
+    check_options("solve_dykstra", tol=tol, gap_tol=gap_tol, max_iter=max_iter,
+                  time_limit=time_limit, check_every=check_every, threads=threads, gamma=gamma,
+                  lam=lam, checkpoint_every=checkpoint_every, polish=polish,
+                  gamma_growth=gamma_growth)
+    if order not in ORDERS and order not in _ALIASES:
+        raise InvalidParameterError(
+            f"The 'order' parameter of solve_dykstra must be one of "
+            f"{', '.join(map(repr, ORDERS))}. Got {order!r} instead.")
     import numba
 
     order = _ALIASES.get(order, order)
@@ -761,10 +717,12 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
         counters["seconds"] = float(meta["seconds"])
         # a checkpoint without stages holds an iterate of the final gamma
         counters["stage"] = int(meta.get("stage", len(gammas) - 1))
+        if "gamma_now" in meta:  # an LP stage with a grown gamma (arrays at its scale)
+            counters["gamma_now"] = float(meta["gamma_now"])
     stage = counters["stage"]
     if resume is None and len(gammas) > 1:
         _rescale(st, gammas[0])  # all duals are still 0
-    st["gamma"] = gammas[stage]
+    st["gamma"] = counters.get("gamma_now", gammas[stage])
     bufs = [np.empty(1024, dtype=np.int64), np.empty(1024), np.empty(0, dtype=np.int64),
             np.empty(0)]
     if st["dense"] and order == "parallel":
@@ -823,12 +781,14 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
     last_ckpt = time.perf_counter()
     it = counters["iteration"]
     stage_start = it
+    lp_stage = LPStage(problem, tol=tol, gap_tol=gap_tol, polish=polish,
+                       gamma_growth=gamma_growth, threads=want, max_memory=max_memory)
     try:
         numba.set_num_threads(want)
         while True:
             # a Ctrl-C takes effect between two iterations, so that x, the duals and the
             # counters of a checkpoint always belong together
-            with _interrupt_deferred():
+            with interrupt_deferred():
                 if it >= max_iter:
                     status, message = Status.LIMIT, f"iteration limit ({max_iter} passes) reached"
                     break
@@ -846,30 +806,55 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
                     viol = problem.max_violation(_packed(st))
                 else:
                     viol = vest
-                done = full and viol <= tol and gap <= gap_tol
-                if full and not done and gap <= gap_tol and repair and st["dense"]:
-                    x_r = _repair_test(problem, st, dual, tol, gap_tol)
-                    if x_r is not None:
-                        x_out, repaired, done = x_r, True, True
-                if full and not done and gap <= gap_tol and round_digits:
-                    rounded, x_r = _rounding_test(problem, st, dual, tol, gap_tol, round_digits)
-                    if rounded is not None:
-                        x_out = x_r
-                        done = True
+                # the QP stage has converged: its iterate (or the repaired or rounded
+                # point) is feasible within tol and the QP gap within gap_tol
+                stage_done = full and viol <= tol and gap <= gap_tol
+                x_out, rounded, repaired = None, None, False
+                if full and not stage_done and gap <= gap_tol and repair and st["dense"]:
+                    x_out = _repair_test(problem, st, dual, tol, gap_tol)
+                    repaired = stage_done = x_out is not None
+                if full and not stage_done and gap <= gap_tol and round_digits:
+                    rounded, x_out = _rounding_test(problem, st, dual, tol, gap_tol,
+                                                    round_digits)
+                    stage_done = rounded is not None
+                done = False
+                next_gamma = None
+                lp_gap_now = np.nan
+                if stage_done:
+                    x_cand = _packed(st) if x_out is None else x_out
+                    done, next_gamma = lp_stage.finish(
+                        x_cand, lambda: _certify(problem, st, _packed(st), dual, neg_bty),
+                        lambda: _active_rows(problem, st, order, block),
+                        None if time_limit is None else start + time_limit, st["gamma"])
+                    lp_gap_now = lp_gap(problem.objective_value(lp_stage.x), lp_stage.best_bound)
+                    if done:
+                        x_out = lp_stage.x
                 elapsed = time.perf_counter() - start
-                rec = dict(iteration=it, seconds=elapsed, primal=primal, dual=dual, gap=gap,
-                           max_violation=viol, full_check=bool(full), active_constraints=nnz,
-                           memory_bytes=mem, gamma=st["gamma"])
+                rec = dict(iteration=it, seconds=elapsed, primal=primal, dual=dual,
+                           gap=lp_gap_now, qp_gap=gap, max_violation=viol,
+                           full_check=bool(full), active_constraints=nnz, memory_bytes=mem,
+                           gamma=st["gamma"])
                 history.append(rec)
                 if callback is not None:
                     callback(dict(rec))
                 counters.update(iteration=it, seconds=elapsed)
                 if done:
+                    how = ""
+                    if lp_stage.polished and x_out is not None and lp_stage.polishes:
+                        how = " (x from the LP on the active constraints)"
+                    elif rounded is not None:
+                        how = f" (x rounded to {rounded} decimals)"
+                    elif repaired:
+                        how = " (x repaired to exact feasibility)"
                     status, message = Status.OPTIMAL, (
-                        f"converged in {it} passes" + (f" (x rounded to {rounded} decimals)"
-                                                         if rounded is not None else "")
-                        + (" (x repaired to exact feasibility)" if repaired else ""))
+                        f"certified LP gap {max(lp_gap_now, 0.0):.2e} <= gap_tol in {it} "
+                        f"passes{how}")
                     break
+                x_out = None
+                if next_gamma is not None:
+                    _rescale(st, next_gamma)
+                    counters["gamma_now"] = next_gamma
+                    stage_start = it
                 scale = max(1.0, float(np.max(np.abs(st["x"]))))
                 stalled = smax <= _config.DYKSTRA_STALL_STEP * scale
                 if warm and (stalled or gap <= _config.DYKSTRA_CONTINUATION_GAP
@@ -897,7 +882,7 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
         status, message = Status.INTERRUPTED, f"interrupted after {it} passes"
         counters.update(iteration=it, seconds=time.perf_counter() - start)
         if checkpoint is not None:
-            # an iteration holds a Ctrl-C until it is done (_interrupt_deferred), so x,
+            # an iteration holds a Ctrl-C until it is done (interrupt_deferred), so x,
             # the duals and the counters written here belong together
             _write_checkpoint(checkpoint, st, counters, options, problem, digest)
     finally:
@@ -912,8 +897,6 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
         viol = problem.max_violation(x)
     if stage < len(gammas) - 1:
         message += f" (in the continuation stage gamma = {st['gamma']:.6g})"
-    if status not in (Status.OPTIMAL, Status.INTERRUPTED):
-        warnings.warn(f"dykstra: {message}", ConvergenceWarning, stacklevel=3)
     fun = problem.objective_value(x)
     out = dict(x=x, fun=fun, status=status, message=message, nit=it,
                max_violation=float(viol), qp_primal=float(primal), qp_dual=float(dual),
@@ -922,11 +905,56 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
                rounded_digits=rounded, repaired=repaired,
                dual_memory_bytes=_dual_bytes(st, bufs),
                elapsed=time.perf_counter() - start)
-    lb, details = _certify(problem, st, x_full, dual, neg_bty)
-    out["lower_bound"] = lb
-    out["bound_details"] = details
+    if status != Status.OPTIMAL and np.isfinite(dual):
+        lp_stage.offer_bound(*_certify(problem, st, x_full, dual, neg_bty))
+    lb = lp_stage.best_bound
+    out.update(lower_bound=lb, bound_details=lp_stage.best_details, polish=lp_stage.polishes,
+               gap=lp_gap(fun, lb), certificates=lp_stage.certificates,
+               certify_seconds=lp_stage.certify_seconds)
+    if status not in (Status.OPTIMAL, Status.INTERRUPTED):
+        out["message"] = message + _missed(out, tol, gap_tol)
+        warnings.warn(f"dykstra: {out['message']}", ConvergenceWarning, stacklevel=3)
     out["lp_approx_ratio"] = (fun / lb) if (lb is not None and lb > 0) else None
     return out
+
+
+def _missed(out, tol, gap_tol):
+    """What a run that stopped early missed, with figures."""
+    parts = []
+    if not out["max_violation"] <= tol:
+        parts.append(f"violation {out['max_violation']:.2e} > tol {tol:g}")
+    if not out["gap"] <= gap_tol:
+        parts.append(f"certified LP gap {out['gap']:.2e} > gap_tol {gap_tol:g}")
+    return f"; missed: {', '.join(parts)}" if parts else ""
+
+
+def _active_rows(problem, st, order, block):
+    """The constraints holding a positive dual (:class:`._polish.ActiveRows`).
+
+    Packed layouts (lexicographic and parallel orders) give none: the polish then
+    starts from the separated rows of the iterate.
+    """
+    from ._polish import ActiveRows
+
+    if not st["dense"]:
+        tri = np.flatnonzero(st["z_tri"] > 0.0)
+        wed = np.flatnonzero(st["z_wed"] > 0.0) + st["z_tri"].shape[0]
+        return ActiveRows(family=np.concatenate([tri, wed]))
+    if st["idx"] is None or order != "diagonal":
+        return ActiveRows(triangles=np.empty((0, 3), dtype=np.int64))
+    from . import _active_kernels as A
+    from . import _dykstra_kernels as K
+
+    n = st["n"]
+    to_packed = np.empty_like(st["idx"])
+    to_packed[st["idx"]] = np.arange(st["idx"].shape[0])
+    off = K.diagonal_offsets(n)
+    if st.get("z_dense") is not None:
+        tri = A.dense_active_triangles(st["z_dense"], st["rows"], off, to_packed)
+    else:
+        tri = A.sparse_active_triangles(st["tri_pos"], st["tri_val"],
+                                        K.diagonal_rows(n, block), off, to_packed)
+    return ActiveRows(triangles=tri)
 
 
 def _rounding_test(problem, st, dual, tol, gap_tol, digits):
@@ -1097,7 +1125,8 @@ class DykstraSolver(Solver):
             time_limit=None, order="diagonal", block=None, check_every=10,
             round_digits=_DEFAULT_ROUND, threads=None, seed=None, max_memory=None,
             callback=None, verbose=False, checkpoint=None, checkpoint_every=60.0, resume=None,
-            duals="auto", interleave=None, extrapolate=None, repair=True, continuation=None):
+            duals="auto", interleave=None, extrapolate=None, repair=True, continuation=None,
+            polish="auto", gamma_growth=10.0):
         """Solve ``problem``; see :func:`solve_dykstra` for the options."""
         return solve_dykstra(
             problem, gamma=gamma, lam=lam, tol=tol, gap_tol=gap_tol, max_iter=max_iter,
@@ -1106,7 +1135,7 @@ class DykstraSolver(Solver):
             callback=callback, verbose=verbose, checkpoint=checkpoint,
             checkpoint_every=checkpoint_every, resume=resume, duals=duals,
             interleave=interleave, extrapolate=extrapolate, repair=repair,
-            continuation=continuation)
+            continuation=continuation, polish=polish, gamma_growth=gamma_growth)
 
     def cite(self):
         """Reference of the method."""

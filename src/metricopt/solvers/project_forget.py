@@ -77,6 +77,7 @@ from ..exceptions import ConvergenceWarning, InputError, InvalidParameterError
 from ..result import Status
 from ._base import Solver
 from ._checkpoint import problem_digest, read_checkpoint, write_checkpoint
+from ._core import LPStage, check_options, interrupt_deferred, lp_gap
 
 __all__ = ["ProjectForgetSolver", "solve_project_forget"]
 
@@ -222,16 +223,6 @@ def _from_layout(st, n):
         if st[k] is not None:
             st[k] = st[k][idx]
     st["z_pair"] = st["z_pair"][:, idx]
-
-
-def _full_violation(problem, st):
-    """Exact largest violation of the current ``x`` (the dense mode's own layout)."""
-    if "idx" in st:
-        from ._pf_dense import dense_max_violation
-
-        return max(float(dense_max_violation(st["x"], problem.n)),
-                   problem.bound_violation(st["x"]))
-    return max(float(problem.max_violation(st["x"])), 0.0)
 
 
 def _pair_pass(st):
@@ -659,10 +650,12 @@ def _write_checkpoint(path, st, active, counters, problem, digest):
 def _read_checkpoint(path, st, problem, digest):
     meta, data = read_checkpoint(path, backend="project-forget", problem=problem,
                                  digest=digest)
-    if meta.get("gamma") != st["gamma"]:
+    first = meta.get("gamma_start", meta.get("gamma"))
+    if first != st["gamma"]:
         raise InvalidParameterError(
-            f"checkpoint {path!r} was written with gamma={meta.get('gamma')}; resume with "
-            f"the same gamma")
+            f"checkpoint {path!r} was written with gamma={first}; resume with the same gamma")
+    # an LP stage may have grown gamma: the arrays are at its scale
+    st["gamma"] = float(meta.get("gamma", st["gamma"]))
     try:
         x = np.ascontiguousarray(data["x"], dtype=np.float64).copy()
         z_pair = np.ascontiguousarray(data["z_pair"]).copy()
@@ -722,35 +715,10 @@ def _peak_rss():
 
 
 # ------------------------------------------------------------------------ driver
-def _check_options(tol, gap_tol, max_iter, time_limit, passes, threads, gamma, lam,
-                   checkpoint_every):
-    def bad(name, value, what):
-        raise InvalidParameterError(
-            f"The '{name}' parameter of solve_project_forget must be {what}. "
-            f"Got {value!r} instead.")
-
-    for name, val in (("tol", tol), ("gap_tol", gap_tol)):
-        if not isinstance(val, (int, float)) or isinstance(val, bool) or not val > 0:
-            bad(name, val, "a float > 0")
-    if not isinstance(max_iter, (int, np.integer)) or isinstance(max_iter, bool) or max_iter < 1:
-        bad("max_iter", max_iter, "an int >= 1")
-    if time_limit is not None and not (isinstance(time_limit, (int, float)) and time_limit > 0):
-        bad("time_limit", time_limit, "a float > 0 or None")
-    if passes is not None and (not isinstance(passes, (int, np.integer)) or passes < 1):
-        bad("passes", passes, "an int >= 1 or None")
-    if threads is not None and (not isinstance(threads, (int, np.integer)) or threads < 1):
-        bad("threads", threads, "an int >= 1 or None")
-    for name, val in (("gamma", gamma), ("lam", lam)):
-        if val is not None and not (isinstance(val, (int, float)) and val > 0):
-            bad(name, val, "a float > 0 or None")
-    if not (isinstance(checkpoint_every, (int, float)) and checkpoint_every > 0):
-        bad("checkpoint_every", checkpoint_every, "a float > 0")
-
-
 def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-4,
                          max_iter=1000, time_limit=None, passes=None, threads=None, seed=None,
                          max_memory=None, callback=None, verbose=False, checkpoint=None,
-                         checkpoint_every=60.0, resume=None):
+                         checkpoint_every=60.0, resume=None, polish="auto", gamma_growth=10.0):
     """Solve the quadratic regularisation of a metric LP by Project and Forget.
 
     Parameters
@@ -815,8 +783,9 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
     .. [1] Sonthalia, R., & Gilbert, A. C. (2020). Project and Forget: solving
            large-scale metric constrained problems. arXiv:2005.03853.
     """
-    _check_options(tol, gap_tol, max_iter, time_limit, passes, threads, gamma, lam,
-                   checkpoint_every)
+    check_options("solve_project_forget", tol=tol, gap_tol=gap_tol, max_iter=max_iter,
+                  time_limit=time_limit, passes=passes, threads=threads, gamma=gamma, lam=lam,
+                  checkpoint_every=checkpoint_every, polish=polish, gamma_growth=gamma_growth)
     import numba
 
     nthreads = numba.get_num_threads() if threads is None else min(
@@ -844,7 +813,7 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
         _to_layout(st, problem.n)
 
     counters = dict(kind=st["kind"], n=st["n"], nvar=st["nvar"], gamma=st["gamma"],
-                    iteration=0, seconds=0.0)
+                    gamma_start=st["gamma"], iteration=0, seconds=0.0)
     digest = problem_digest(problem) if (checkpoint or resume) is not None else None
     if resume is not None:
         meta, active = _read_checkpoint(resume, st, problem, digest)
@@ -855,6 +824,8 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
 
     history = []
     status, message = Status.LIMIT, ""
+    lp_stage = LPStage(problem, tol=tol, gap_tol=gap_tol, polish=polish,
+                       gamma_growth=gamma_growth, threads=nthreads, max_memory=max_memory)
     primal = dual = gap = np.nan
     viol = np.inf
     full = False
@@ -865,84 +836,104 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
     try:
         numba.set_num_threads(nthreads)
         while True:
-            if it >= max_iter:
-                status, message = Status.LIMIT, f"iteration limit ({max_iter} oracle calls)"
-                break
-            it += 1
-            t0 = time.perf_counter()
-            if oracle is not None:
-                off, mem, kind, worst = oracle(st["x"])
-                found = off.shape[0] - 1
-                viol = max(worst, problem.bound_violation(st["x"]))
-                full = True
-            else:
-                active, worst, found = scanner(st["x"], active)
-                full = True
-                viol = max(worst, problem.bound_violation(st["x"]))
-            scan_s = time.perf_counter() - t0
-            primal, dual = _objectives(st, active)
-            gap = _rel_gap(primal, dual)
-            if not (np.isfinite(primal) and np.isfinite(dual)):
-                status, message = Status.NUMERICAL, "non-finite objective"
-                break
-            done = full and viol <= tol and gap <= gap_tol
-            smax_all = 0.0
-            npass = 0
-            if not done and oracle is None and st["sum_value"] is None:
-                # every pair's own constraints once, then passes over the remembered
-                # triangles and their pairs only
-                _, s_pairs = _pair_pass(st)
-                active, npass, smax_all = _dense_passes(
-                    st, active, passes if passes is not None else 1000,
-                    scan_s if passes is None else np.inf,
-                    None if time_limit is None else start + time_limit)
-                smax_all = max(smax_all, s_pairs)
-            elif not done:
+            # a Ctrl-C takes effect between two iterations (x, duals and counters of a
+            # checkpoint belong together)
+            with interrupt_deferred():
+                if it >= max_iter:
+                    status, message = Status.LIMIT, f"iteration limit ({max_iter} oracle calls)"
+                    break
+                it += 1
+                t0 = time.perf_counter()
                 if oracle is not None:
-                    active.append(off, mem, kind)
-                # projection passes over the active list, forgetting after each (Alg. 7)
-                k = passes if passes is not None else (5 * min(it, 15) if oracle is not None
-                                                       else 1000)
-                tp = time.perf_counter()
-                for p in range(k):
-                    _, smax, _ = active.project(st["x"], st["winv"])
-                    _, s2 = _pair_pass(st)
-                    active.forget()
-                    smax_all = max(smax_all, smax, s2)
-                    npass = p + 1
-                    if time_limit is not None and time.perf_counter() - start >= time_limit:
-                        break
-                    if passes is None and oracle is None and p >= 1 \
-                            and time.perf_counter() - tp >= scan_s:
-                        break
-            elapsed = time.perf_counter() - start
-            mem_bytes = int(max(active.nbytes, scanner.last_bytes if oracle is None else 0)
-                            + getattr(oracle, "last_bytes", 0) + 8 * 12 * st["nvar"])
-            rec = dict(iteration=it, seconds=elapsed, primal=primal, dual=dual, gap=gap,
-                       max_violation=float(viol), full_check=bool(full),
-                       active_constraints=int(active.nc), memory_bytes=mem_bytes,
-                       constraints_found=int(found), remembered=int(active.nc),
-                       oracle_seconds=float(scan_s), passes=int(npass))
-            history.append(rec)
-            counters.update(iteration=it, seconds=elapsed)
-            if callback is not None:
-                callback(dict(rec))
-            if done:
-                status, message = Status.OPTIMAL, f"converged in {it} oracle calls"
-                break
-            if found == 0 and smax_all == 0.0:
-                status, message = Status.STALLED, f"no change in iteration {it}"
-                break
-            if time_limit is not None and elapsed >= time_limit:
-                status, message = Status.LIMIT, f"time limit ({time_limit} s) reached"
-                break
-            if max_memory is not None and mem_bytes > max_memory:
-                status, message = Status.LIMIT, (
-                    f"active list exceeds max_memory ({format_bytes(mem_bytes)})")
-                break
-            if checkpoint is not None and time.perf_counter() - last_ckpt >= checkpoint_every:
-                _write_checkpoint(checkpoint, st, active, counters, problem, digest)
-                last_ckpt = time.perf_counter()
+                    off, mem, kind, worst = oracle(st["x"])
+                    found = off.shape[0] - 1
+                    viol = max(worst, problem.bound_violation(st["x"]))
+                    full = True
+                else:
+                    active, worst, found = scanner(st["x"], active)
+                    full = True
+                    viol = max(worst, problem.bound_violation(st["x"]))
+                scan_s = time.perf_counter() - t0
+                primal, dual = _objectives(st, active)
+                gap = _rel_gap(primal, dual)
+                if not (np.isfinite(primal) and np.isfinite(dual)):
+                    status, message = Status.NUMERICAL, "non-finite objective"
+                    break
+                done = False
+                next_gamma = None
+                lp_gap_now = np.nan
+                if full and viol <= tol and gap <= gap_tol:  # the QP stage has converged
+                    done, next_gamma = lp_stage.finish(
+                        _current_x(st, mode, problem.n),
+                        lambda: _certify(problem, _unlayout(st, mode, problem.n), dual,
+                                         _objectives(st, active, with_neg_bty=True)[2]),
+                        lambda: _active_rows(active, mode, problem.n),
+                        None if time_limit is None else start + time_limit, st["gamma"])
+                    lp_gap_now = lp_gap(problem.objective_value(lp_stage.x), lp_stage.best_bound)
+                    if next_gamma is not None:
+                        _rescale(st, active, next_gamma)
+                        counters["gamma"] = next_gamma
+                smax_all = 0.0
+                npass = 0
+                if not done and oracle is None and st["sum_value"] is None:
+                    # every pair's own constraints once, then passes over the remembered
+                    # triangles and their pairs only
+                    _, s_pairs = _pair_pass(st)
+                    active, npass, smax_all = _dense_passes(
+                        st, active, passes if passes is not None else 1000,
+                        scan_s if passes is None else np.inf,
+                        None if time_limit is None else start + time_limit)
+                    smax_all = max(smax_all, s_pairs)
+                elif not done:
+                    if oracle is not None:
+                        active.append(off, mem, kind)
+                    # projection passes over the active list, forgetting after each (Alg. 7)
+                    k = passes if passes is not None else (5 * min(it, 15) if oracle is not None
+                                                           else 1000)
+                    tp = time.perf_counter()
+                    for p in range(k):
+                        _, smax, _ = active.project(st["x"], st["winv"])
+                        _, s2 = _pair_pass(st)
+                        active.forget()
+                        smax_all = max(smax_all, smax, s2)
+                        npass = p + 1
+                        if time_limit is not None and time.perf_counter() - start >= time_limit:
+                            break
+                        if passes is None and oracle is None and p >= 1 \
+                                and time.perf_counter() - tp >= scan_s:
+                            break
+                elapsed = time.perf_counter() - start
+                mem_bytes = int(max(active.nbytes, scanner.last_bytes if oracle is None else 0)
+                                + getattr(oracle, "last_bytes", 0) + 8 * 12 * st["nvar"])
+                rec = dict(iteration=it, seconds=elapsed, primal=primal, dual=dual,
+                           gap=lp_gap_now, qp_gap=gap, max_violation=float(viol),
+                           full_check=bool(full), gamma=st["gamma"],
+                           active_constraints=int(active.nc), memory_bytes=mem_bytes,
+                           constraints_found=int(found), remembered=int(active.nc),
+                           oracle_seconds=float(scan_s), passes=int(npass))
+                history.append(rec)
+                counters.update(iteration=it, seconds=elapsed)
+                if callback is not None:
+                    callback(dict(rec))
+                if done:
+                    how = " (x from the LP on the active constraints)" if lp_stage.polished else ""
+                    status, message = Status.OPTIMAL, (
+                        f"certified LP gap {max(lp_gap_now, 0.0):.2e} <= gap_tol in {it} oracle "
+                        f"calls{how}")
+                    break
+                if found == 0 and smax_all == 0.0:
+                    status, message = Status.STALLED, f"no change in iteration {it}"
+                    break
+                if time_limit is not None and elapsed >= time_limit:
+                    status, message = Status.LIMIT, f"time limit ({time_limit} s) reached"
+                    break
+                if max_memory is not None and mem_bytes > max_memory:
+                    status, message = Status.LIMIT, (
+                        f"active list exceeds max_memory ({format_bytes(mem_bytes)})")
+                    break
+                if checkpoint is not None and time.perf_counter() - last_ckpt >= checkpoint_every:
+                    _write_checkpoint(checkpoint, st, active, counters, problem, digest)
+                    last_ckpt = time.perf_counter()
     except KeyboardInterrupt:
         status, message = Status.INTERRUPTED, f"interrupted in iteration {it}"
         counters.update(iteration=it, seconds=time.perf_counter() - start)
@@ -951,29 +942,108 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
     if checkpoint is not None:
         _write_checkpoint(checkpoint, st, active, counters, problem, digest)
 
-    if status != Status.OPTIMAL or not full:
-        viol = _full_violation(problem, st)
     if mode == "dense":
         _from_layout(st, problem.n)
-    x = st["x"].copy()
     primal, dual, neg_bty = _objectives(st, active, with_neg_bty=True)
     gap = _rel_gap(primal, dual)
-    if status not in (Status.OPTIMAL, Status.INTERRUPTED):
-        warnings.warn(f"project-forget: {message}", ConvergenceWarning, stacklevel=3)
+    x = lp_stage.x if status == Status.OPTIMAL else st["x"].copy()
+    viol = max(float(problem.max_violation(x)), 0.0)
     fun = problem.objective_value(x)
     n_active = int(active.nc)
     # the certificate needs x, f and the weights only: free the rest first (its inner
     # problem holds a few arrays of two entries per pair)
     del active, oracle, scanner
     st["x0"] = st["winv"] = st["z_pair"] = None
-    lb, details = _certify(problem, st, dual, neg_bty)
-    return dict(x=x, fun=fun, status=status, message=message, nit=it,
-                max_violation=float(viol), qp_primal=float(primal), qp_dual=float(dual),
-                qp_gap=float(gap), history=history, gamma=st["gamma"], lam=st.get("lam"),
-                lower_bound=lb, bound_details=details,
-                lp_approx_ratio=(fun / lb) if (lb is not None and lb > 0) else None,
-                active_constraints=n_active, peak_memory=_peak_rss(),
-                memory_estimate=need, elapsed=time.perf_counter() - start)
+    if status != Status.OPTIMAL:
+        lp_stage.offer_bound(*_certify(problem, st, dual, neg_bty))
+    lb = lp_stage.best_bound
+    out = dict(x=x, fun=fun, status=status, message=message, nit=it,
+               max_violation=float(viol), qp_primal=float(primal), qp_dual=float(dual),
+               qp_gap=float(gap), history=history, gamma=st["gamma"], lam=st.get("lam"),
+               lower_bound=lb, bound_details=lp_stage.best_details, gap=lp_gap(fun, lb),
+               polish=lp_stage.polishes, certificates=lp_stage.certificates,
+               certify_seconds=lp_stage.certify_seconds,
+               lp_approx_ratio=(fun / lb) if (lb is not None and lb > 0) else None,
+               active_constraints=n_active, peak_memory=_peak_rss(),
+               memory_estimate=need, elapsed=time.perf_counter() - start)
+    if status not in (Status.OPTIMAL, Status.INTERRUPTED):
+        from .dykstra import _missed
+
+        out["message"] = message + _missed(out, tol, gap_tol)
+        warnings.warn(f"project-forget: {out['message']}", ConvergenceWarning, stacklevel=3)
+    return out
+
+
+def _current_x(st, mode, n):
+    """The iterate's ``x`` in problem order (a copy)."""
+    return st["x"][st["idx"]] if mode == "dense" else st["x"].copy()
+
+
+def _unlayout(st, mode, n):
+    """A view of ``st`` with the per-pair arrays in problem order (for the certificate)."""
+    if mode != "dense":
+        return st
+    view = dict(st)
+    idx = st["idx"]
+    for k in _LAYOUT_KEYS:
+        if st[k] is not None:
+            view[k] = st[k][idx]
+    return view
+
+
+def _rescale(st, active, gamma):
+    """Move the iterate to the QP with regularisation ``gamma`` (see
+    :func:`metricopt.solvers.dykstra._rescale`): every dual, ``x - x0`` and ``f`` scale
+    by ``gamma / gamma_old``, which keeps ``x = x0 - W^{-1} A' z`` exact because
+    ``x0 = delta + gamma u`` and ``f0 = -gamma`` are affine in ``gamma``."""
+    ratio = gamma / st["gamma"]
+    if st["delta"] is None:
+        st["x"] *= ratio
+        st["x0"] *= ratio
+    else:
+        st["x"][:] = st["delta"] + ratio * (st["x"] - st["delta"])
+    if st["f"] is not None:
+        st["f"] *= ratio
+    st["z_pair"] *= ratio
+    st["z_sum"] *= ratio
+    active.z[: active.nc] *= ratio
+    st["gamma"] = gamma
+
+
+def _active_rows(active, mode, n):
+    """The remembered constraints as LP rows (:class:`._polish.ActiveRows`)."""
+    from ._polish import ActiveRows
+
+    if mode == "dense":
+        from ._pf_dense import MAX_POSITION
+
+        ta, tb, tc, tz = active.views()
+        keep = tz > 0.0
+        ta, tb, tc = (a.astype(np.int64) for a in (ta, tb, tc))
+        ta, tb, tc = ta[keep], tb[keep], tc[keep]
+        side = tc >> 29
+        tc = tc & (MAX_POSITION - 1)
+        from ._dykstra_kernels import packed_to_diagonal_index
+
+        idx = packed_to_diagonal_index(n)
+        to_packed = np.empty_like(idx)
+        to_packed[idx] = np.arange(idx.shape[0])
+        a, b, c = to_packed[ta], to_packed[tb], to_packed[tc]
+        tri = np.where(side[:, None] == 0, np.stack([a, b, c], 1),
+                       np.where(side[:, None] == 1, np.stack([b, a, c], 1),
+                                np.stack([c, a, b], 1)))
+        return ActiveRows(triangles=tri)
+    k = active.nc
+    off, mem, kind, z = active.off[: k + 1], active.mem[: active.nm], active.kind[:k], active.z[:k]
+    keep = z > 0.0
+    lengths = np.diff(off)
+    cyc = np.flatnonzero(keep & (kind == 0))
+    wed = np.flatnonzero(keep & (kind == 1))
+    new_off = np.r_[0, np.cumsum(lengths[cyc])].astype(np.int64)
+    # gather the members of the kept cycles without a Python loop
+    members = mem[np.repeat(off[cyc] - new_off[:-1], lengths[cyc]) + np.arange(new_off[-1])]
+    wedges = np.stack([mem[off[wed]], mem[off[wed] + 1]], 1) if wed.size else None
+    return ActiveRows(cycles=(new_off, members), wedges=wedges)
 
 
 class ProjectForgetSolver(Solver):
@@ -992,13 +1062,15 @@ class ProjectForgetSolver(Solver):
 
     def run(self, problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-4, max_iter=1000,
             time_limit=None, passes=None, threads=None, seed=None, max_memory=None,
-            callback=None, verbose=False, checkpoint=None, checkpoint_every=60.0, resume=None):
+            callback=None, verbose=False, checkpoint=None, checkpoint_every=60.0, resume=None,
+            polish="auto", gamma_growth=10.0):
         """Solve ``problem``; see :func:`solve_project_forget` for the options."""
         return solve_project_forget(
             problem, gamma=gamma, lam=lam, tol=tol, gap_tol=gap_tol, max_iter=max_iter,
             time_limit=time_limit, passes=passes, threads=threads, seed=seed,
             max_memory=max_memory, callback=callback, verbose=verbose, checkpoint=checkpoint,
-            checkpoint_every=checkpoint_every, resume=resume)
+            checkpoint_every=checkpoint_every, resume=resume, polish=polish,
+            gamma_growth=gamma_growth)
 
     def cite(self):
         """Reference of the method."""

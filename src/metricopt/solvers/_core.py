@@ -1,0 +1,216 @@
+"""The shared core of the iterative backends: options, Ctrl-C, and what "optimal" means.
+
+Every iterative backend (``dykstra``, ``project-forget``) solves a ``gamma``-regularised
+QP of the LP (:mod:`metricopt.bounds`, V §4-7) as a means to the LP. This module holds
+what they share:
+
+* :func:`check_options`: one validation of the common options, one message format;
+* :func:`interrupt_deferred`: a Ctrl-C waits for the end of the iteration, so the
+  iterate, its duals and the counters of a checkpoint belong together;
+* :func:`lp_gap` and :class:`LPStage`: the stopping rule on the *certified LP gap*.
+  When a backend's QP stage has converged (its own QP gap and violation within
+  tolerance), :meth:`LPStage.finish` certifies the point; the run is ``optimal`` only if
+  ``(lp_value - lower_bound) / |lower_bound| <= gap_tol`` at a point violating nothing
+  by more than ``tol``. Otherwise the active constraints go to the LP polish
+  (:mod:`._polish`: the LP restricted to them, solved exactly, separated, and certified
+  from its dual) and, if that does not close the gap, ``gamma`` grows by ``growth``
+  (exact regularisation: beyond some ``gamma`` the QP solution is an LP solution) and the
+  backend goes on from its duals, scaled exactly.
+
+References
+----------
+.. [1] Veldt, N., Gleich, D. F., Wirth, A., & Saunderson, J. (2019). Metric-constrained
+       optimization for graph clustering algorithms. SIAM J. Math. Data Sci. 1(2),
+       333-355.
+.. [2] Mangasarian, O. L., & Meyer, R. R. (1979). Nonlinear perturbation of linear
+       programs. SIAM J. Control Optim. 17(6), 745-752 (exact regularisation).
+"""
+
+import contextlib
+import numbers
+import signal
+import threading
+import time
+
+import numpy as np
+
+from ..exceptions import InvalidParameterError
+from ..result import Status
+
+__all__ = ["check_options", "interrupt_deferred", "lp_gap", "LPStage", "GAMMA_GROWTH"]
+
+#: Factor by which ``gamma`` grows when a converged QP stage misses the LP gap.
+GAMMA_GROWTH = 10.0
+#: ``gamma`` is not raised beyond this (the QP's conditioning degrades as ``gamma``).
+MAX_GAMMA = 1e8
+#: Smallest ``|lower_bound|`` used as the gap's denominator.
+_TINY = 1e-300
+
+
+def lp_gap(lp_value, lower_bound):
+    """Certified relative LP gap ``(lp_value - lower_bound) / max(|lower_bound|, tiny)``.
+
+    ``inf`` when there is no bound; may be negative when ``x`` is slightly infeasible.
+    """
+    if lower_bound is None or not np.isfinite(lower_bound) or not np.isfinite(lp_value):
+        return float("inf")
+    if lp_value == lower_bound:
+        return 0.0
+    return float((lp_value - lower_bound) / max(abs(lower_bound), _TINY))
+
+
+def _real(value):
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value)
+
+
+def check_options(caller, **values):
+    """Validate the options the iterative backends share; raise
+    :class:`~metricopt.exceptions.InvalidParameterError` naming the first bad one.
+
+    Known names: ``tol``, ``gap_tol``, ``checkpoint_every``, ``gamma_growth`` (floats
+    > 0; growth > 1), ``gamma``, ``lam``, ``time_limit`` (float > 0 or None),
+    ``max_iter`` (int >= 1), ``threads``, ``passes``, ``check_every`` (int >= 1 or None),
+    ``polish`` (bool or "auto").
+    """
+    def bad(name, value, what):
+        raise InvalidParameterError(
+            f"The '{name}' parameter of {caller} must be {what}. Got {value!r} instead.")
+
+    for name, val in values.items():
+        if name in ("tol", "gap_tol", "checkpoint_every"):
+            if not _real(val) or not val > 0:
+                bad(name, val, "a float > 0")
+        elif name == "gamma_growth":
+            if not _real(val) or not val > 1:
+                bad(name, val, "a float > 1")
+        elif name in ("gamma", "lam", "time_limit"):
+            if val is not None and (not _real(val) or not val > 0):
+                bad(name, val, "a float > 0 or None")
+        elif name == "max_iter":
+            if not isinstance(val, (int, np.integer)) or isinstance(val, bool) or val < 1:
+                bad(name, val, "an int >= 1")
+        elif name in ("threads", "passes", "check_every"):
+            if val is not None and (not isinstance(val, (int, np.integer))
+                                    or isinstance(val, bool) or val < 1):
+                bad(name, val, "an int >= 1" + (" or None" if name != "check_every" else ""))
+        elif name == "polish":
+            if val not in (True, False, "auto"):
+                bad(name, val, "True, False or 'auto'")
+        else:  # pragma: no cover - programming error
+            raise TypeError(f"check_options: unknown option {name!r}")
+
+
+@contextlib.contextmanager
+def interrupt_deferred():
+    """Hold a Ctrl-C (SIGINT) until the block is done, then raise ``KeyboardInterrupt``.
+
+    An iteration updates ``x`` and the duals together; cut short, it would leave a
+    checkpoint whose ``x`` is not ``x0 - W^{-1} A' z`` of its duals, or whose counters
+    are an iteration behind. Main thread only (elsewhere a no-op).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught = []
+    old = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+    if caught and old is not signal.SIG_IGN:
+        raise KeyboardInterrupt
+
+
+class LPStage:
+    """Decides, at the end of a converged QP stage, whether the LP is reached.
+
+    Parameters
+    ----------
+    problem : MetricProblem
+    tol, gap_tol : float
+        Largest violation and certified LP gap of an ``optimal`` answer.
+    polish : bool or "auto"
+        Try the active-set LP polish (:mod:`._polish`) when the certificate misses
+        ``gap_tol``; ``"auto"``: when the restricted LP fits in memory.
+    gamma_growth : float
+        Factor of the next stage's ``gamma`` when neither closes the gap.
+    threads, max_memory : int or None
+    """
+
+    def __init__(self, problem, *, tol, gap_tol, polish="auto", gamma_growth=GAMMA_GROWTH,
+                 threads=None, max_memory=None):
+        self.problem = problem
+        self.tol, self.gap_tol = float(tol), float(gap_tol)
+        self.polish = polish if problem.objective != "l2" else False
+        self.growth = float(gamma_growth)
+        self.threads, self.max_memory = threads, max_memory
+        self.best_bound = None
+        self.best_details = {}
+        self.polishes = []
+        self.polished = False  # a polish reached the LP optimum (no second try)
+        self._tried = set()  # gammas at which the polish ran
+        self.certificates = 0
+        self.certify_seconds = 0.0
+
+    def offer_bound(self, value, details):
+        """Keep the best certified bound seen (every one is valid for the LP)."""
+        if value is not None and np.isfinite(value) and (
+                self.best_bound is None or value > self.best_bound):
+            self.best_bound, self.best_details = float(value), dict(details)
+
+    def finish(self, x, certify, active, deadline, gamma):
+        """Certify a converged stage's point ``x``; polish if needed.
+
+        Parameters
+        ----------
+        x : ndarray
+            The stage's answer (problem order), violating nothing by more than ``tol``.
+        certify : callable
+            ``certify() -> (lower_bound, details)`` for the backend's current iterate.
+        active : callable
+            ``active() -> ActiveRows`` of the current duals (for the polish).
+        deadline : float or None
+        gamma : float
+            The stage's regularisation (to decide whether it may grow).
+
+        Returns
+        -------
+        done : bool
+            The LP gap is met: the run is optimal with ``self.x``.
+        next_gamma : float or None
+            When not done: the next stage's ``gamma`` (None: no further stage).
+        """
+        t0 = time.perf_counter()
+        lb, details = certify()
+        self.certificates += 1
+        self.certify_seconds += time.perf_counter() - t0
+        self.offer_bound(lb, details)
+        self.x = x
+        value = self.problem.objective_value(x)
+        if lp_gap(value, self.best_bound) <= self.gap_tol:
+            return True, None
+        if self.polish and not self.polished and gamma not in self._tried:
+            from ._polish import polish, polish_fits
+
+            self._tried.add(gamma)
+            rows = active()
+            ok, why = polish_fits(self.problem, rows, self.max_memory)
+            if ok:
+                res = polish(self.problem, rows, tol=self.tol, deadline=deadline,
+                             threads=self.threads)
+                res["gamma"] = gamma
+                res["active_rows"] = rows.n_rows
+                self.polishes.append({k: v for k, v in res.items() if k not in ("x",)})
+                self.offer_bound(res["lower_bound"], dict(res["bound_details"],
+                                                          method="lp-polish"))
+                if res["status"] == Status.OPTIMAL:
+                    self.polished = True
+                    value_p = self.problem.objective_value(res["x"])
+                    if lp_gap(value_p, self.best_bound) <= self.gap_tol:
+                        self.x = res["x"]
+                        return True, None
+            else:
+                self.polishes.append(dict(skipped=why, gamma=gamma))
+        if self.problem.objective == "l2" or gamma * self.growth > MAX_GAMMA:
+            return False, None
+        return False, gamma * self.growth

@@ -1,0 +1,363 @@
+"""Active-set polish: the LP restricted to the constraints a projection method found.
+
+A projection method (``dykstra``, ``project-forget``) solving the regularised QP of a
+metric LP learns which constraints matter long before its iterate is an LP solution:
+the rows with a positive dual. Handing exactly those rows to an exact LP solver (HiGHS)
+gives the optimum of a relaxation of the LP; if that point violates no other
+constraint it is an LP optimum, otherwise the violated rows are separated and added
+(the lazy method of V §8.1.1, started from the projection method's active set rather
+than from nothing). Its LP dual, certified by :func:`metricopt.bounds.lp_dual_bound`,
+is the tight lower bound the QP dual cannot give (the QP's Lagrangian bound lags by
+``O(1/gamma)``).
+
+Measured on Jaccard correlation clustering (2 threads): lesmis, the active set of the
+QP at ``gamma = 1`` (22,573 rows) plus three separation rounds reach the LP optimum in
+0.45 s of HiGHS time; football (28,168 rows) in 0.24 s, against 4.7 s and 19.6 s for the
+full LP (``benchmarks/README.md``).
+
+Columns. For dense l1 problems (correlation clustering, l1 metric nearness) only the
+pairs that some row of the model touches become columns: any other pair is free in the
+restricted LP, where ``w |x - d|`` is smallest at ``x = d`` with value 0, so the
+restricted optimum is that of the model and its full ``x`` is ``d`` outside it. Rows
+separated later bring their pairs in as new columns. Sparsest cut keeps every pair (the
+row ``sum(x) = n`` couples them); sparse (MET(G)) and edge problems have one column per
+variable anyway.
+
+References
+----------
+.. [1] Veldt, N., Gleich, D. F., Wirth, A., & Saunderson, J. (2019). Metric-constrained
+       optimization for graph clustering algorithms. SIAM J. Math. Data Sci. 1(2),
+       333-355, §8.1.1.
+"""
+
+import time
+from types import SimpleNamespace
+
+import numpy as np
+
+from ..result import Status
+
+__all__ = ["ActiveRows", "polish", "polish_fits"]
+
+#: Rows of a restricted LP beyond which the polish is not tried (HiGHS's dual simplex
+#: on the restricted LP grows faster than linearly in the rows).
+MAX_ROWS = 3_000_000
+#: Separation rounds before the polish gives up (the caller then goes on iterating).
+MAX_ROUNDS = 30
+
+
+class ActiveRows:
+    """Constraints a projection method keeps active, as LP rows in problem variables.
+
+    Parameters
+    ----------
+    triangles : ndarray of shape (k, 3), optional
+        Packed pair (or variable) indices ``(a, b, c)`` of ``x_a <= x_b + x_c``.
+    cycles : tuple (offsets, members), optional
+        Flat cycles, the long edge first (``x_e <= sum of the rest``).
+    family : ndarray, optional
+        Ids of an edge problem's triangle and wedge family
+        (:func:`metricopt.solvers._lp_matrix.edge_family_rows`).
+    wedges : ndarray of shape (k, 2), optional
+        Covering rows ``x_a + x_b >= 1`` (cluster deletion's open wedges).
+    """
+
+    def __init__(self, triangles=None, cycles=None, family=None, wedges=None):
+        self.triangles = triangles
+        self.cycles = cycles
+        self.family = family
+        self.wedges = wedges
+
+    def blocks(self, problem):
+        """The rows as :class:`~metricopt.solvers._lp_matrix.RowBlock` objects."""
+        from . import _lp_matrix as lpm
+
+        out = []
+        if self.triangles is not None and len(self.triangles):
+            out.append(lpm.triangle_rows(self.triangles))
+        if self.cycles is not None and self.cycles[0].shape[0] > 1:
+            out.append(lpm.cycle_rows(*self.cycles))
+        if self.family is not None and len(self.family):
+            out.extend(lpm.edge_family_rows(problem, self.family))
+        if self.wedges is not None and len(self.wedges):
+            out.append(lpm._uniform_block(np.asarray(self.wedges, dtype=np.int64),
+                                          (1.0, 1.0), 1.0, np.inf))
+        return out
+
+    @property
+    def n_rows(self):
+        total = 0
+        if self.triangles is not None:
+            total += int(len(self.triangles))
+        if self.cycles is not None:
+            total += int(self.cycles[0].shape[0] - 1)
+        if self.family is not None:
+            total += int(len(self.family))
+        if self.wedges is not None:
+            total += int(len(self.wedges))
+        return total
+
+
+def polish_fits(problem, active, max_memory=None):
+    """Whether the restricted LP of ``active`` is worth building and fits in memory.
+
+    Returns
+    -------
+    ok : bool
+    reason : str
+    """
+    from .._memory import available_memory, format_bytes
+    from .highs import _model_bytes
+
+    if problem.objective == "l2":
+        return False, "a QP needs no LP polish"
+    rows = active.n_rows
+    if rows > MAX_ROWS:
+        return False, f"{rows:,} active rows (more than {MAX_ROWS:,})"
+    if problem.structure == "dense" and problem.objective == "l1":
+        cols = min(problem.n_variables, 3 * rows + 1)
+    else:
+        cols = problem.n_variables
+    need = _model_bytes("simplex", 2 * rows + 2 * cols, 4 * rows + 3 * cols, 2 * cols)
+    budget = available_memory() if max_memory is None else max_memory
+    if budget is not None and need > budget / 2:
+        return False, f"the restricted LP needs about {format_bytes(need)}"
+    return True, ""
+
+
+class _Columns:
+    """Model columns of the problem's variables (all, or the pairs rows touch)."""
+
+    def __init__(self, problem):
+        self.problem = problem
+        nvar = problem.n_variables
+        self.restricted = problem.structure == "dense" and problem.objective == "l1"
+        self.of = np.full(nvar, -1, dtype=np.int64)
+        self.pairs = np.empty(0, dtype=np.int64)
+        if not self.restricted:
+            self.of[:] = np.arange(nvar)
+            self.pairs = np.arange(nvar, dtype=np.int64)
+
+    def objective(self, pairs):
+        """The objective model of ``pairs`` (new columns), in column order."""
+        from ._lp_matrix import objective_model
+
+        p = self.problem
+        view = SimpleNamespace(
+            objective=p.objective, lower=p.lower, upper=p.upper, constant=0.0,
+            cost=None if p.cost is None else np.asarray(p.cost)[pairs],
+            weights=None if p.weights is None else np.asarray(p.weights)[pairs],
+            target=None if p.target is None else np.asarray(p.target)[pairs])
+        return objective_model(view, np.arange(pairs.size, dtype=np.int64), pairs.size)
+
+    def bring_in(self, ids):
+        """Give the variables ``ids`` columns; return the new ones (sorted, unique)."""
+        ids = np.unique(np.asarray(ids, dtype=np.int64).ravel())
+        new = ids[self.of[ids] < 0]
+        return new
+
+    def full_x(self, z, n_x_cols):
+        """The problem's ``x`` from a model solution ``z`` (targets outside the model)."""
+        if not self.restricted:
+            return np.ascontiguousarray(z[:n_x_cols])
+        x = np.array(self.problem.target, dtype=np.float64)
+        x[self.pairs] = z[self.xcol]
+        return x
+
+
+class _RestrictedModel:
+    """A HiGHS model over growing columns and rows, with its rows kept for the
+    certificate (the bound is computed from these arrays, not from HiGHS's)."""
+
+    def __init__(self, problem, opts):
+        from .highs import _Model
+
+        self.problem = problem
+        self.cols = _Columns(problem)
+        self.c_cost, self.c_lo, self.c_hi = [], [], []
+        self.r_lo, self.r_hi, self.r_idx, self.r_val, self.r_len = [], [], [], [], []
+        self.offset = 0.0
+        self.n_cols = 0
+        empty = SimpleNamespace(cost=np.zeros(0), lower=np.zeros(0), upper=np.zeros(0),
+                                offset=0.0, hessian_diag=None)
+        self.model = _Model(problem, empty, opts, "simplex")
+        self.cols.xcol = np.empty(0, dtype=np.int64)
+        if not self.cols.restricted:
+            self._add_columns(self.cols.pairs)
+            if problem.sum_value is not None:
+                from ._lp_matrix import sum_row
+
+                self._add_rows(sum_row(self.cols.xcol, problem.sum_value))
+
+    def _add_columns(self, pairs):
+        """Columns (and objective rows) for the problem variables ``pairs``."""
+        if pairs.size == 0:
+            return
+        obj = self.cols.objective(pairs)
+        k = pairs.size
+        base = self.n_cols
+        ncol = obj.cost.size
+        h = self.model.h
+        from .highs import _EMPTY_F, _EMPTY_I
+
+        h.addCols(ncol, obj.cost, obj.lower, obj.upper, 0, _EMPTY_I, _EMPTY_I, _EMPTY_F)
+        self.offset += float(obj.offset)
+        h.changeObjectiveOffset(self.offset)
+        self.c_cost.append(obj.cost)
+        self.c_lo.append(obj.lower)
+        self.c_hi.append(obj.upper)
+        # x columns of these pairs are base .. base+k-1; auxiliary ones follow
+        self.cols.of[pairs] = base + np.arange(k)
+        if self.cols.restricted:
+            self.cols.pairs = np.concatenate([self.cols.pairs, pairs])
+            self.cols.xcol = np.concatenate([self.cols.xcol, base + np.arange(k)])
+        else:
+            self.cols.xcol = base + np.arange(k)
+        self.n_cols += ncol
+        if obj.rows is not None:  # |x - d| <= t rows, in this block's column numbers
+            self._add_rows(obj.rows._replace(index=(obj.rows.index + base).astype(np.int32)))
+
+    def _add_rows(self, block):
+        if block is None or block.n_rows == 0:
+            return
+        self.model.add(block)
+        self.r_lo.append(np.asarray(block.lower, dtype=np.float64))
+        self.r_hi.append(np.asarray(block.upper, dtype=np.float64))
+        self.r_idx.append(np.asarray(block.index, dtype=np.int64))
+        self.r_val.append(np.asarray(block.value, dtype=np.float64))
+        self.r_len.append(np.diff(np.r_[block.starts, block.index.size]).astype(np.int64))
+
+    def add_blocks(self, blocks):
+        """Add row blocks given in problem-variable ids (columns created as needed)."""
+        for block in blocks:
+            if block is None or block.n_rows == 0:
+                continue
+            ids = np.asarray(block.index, dtype=np.int64)
+            self._add_columns(self.cols.bring_in(ids))
+            self._add_rows(block._replace(index=self.cols.of[ids].astype(np.int32)))
+
+    def matrix(self):
+        """The rows added so far as a CSR matrix, with their bounds."""
+        import scipy.sparse as sp
+
+        lengths = np.concatenate(self.r_len) if self.r_len else np.zeros(0, dtype=np.int64)
+        indptr = np.r_[0, np.cumsum(lengths)]
+        idx = np.concatenate(self.r_idx) if self.r_idx else np.zeros(0, dtype=np.int64)
+        val = np.concatenate(self.r_val) if self.r_val else np.zeros(0)
+        a = sp.csr_matrix((val, idx, indptr), shape=(lengths.size, self.n_cols))
+        lo = np.concatenate(self.r_lo) if self.r_lo else np.zeros(0)
+        hi = np.concatenate(self.r_hi) if self.r_hi else np.zeros(0)
+        return a, lo, hi
+
+    def certificate_box(self):
+        """A finite box of the model's columns that holds an LP optimum.
+
+        Pair columns: the problem's bounds where finite, else the box its optimum is
+        known to lie in (:func:`metricopt.bounds.optimum_box`); the auxiliary column
+        ``t >= |x - d|`` of a pair: ``[0, max(d - lo, hi - d)]``.
+        """
+        from ..bounds import optimum_box
+
+        lo_x, hi_x = optimum_box(self.problem)
+        col_lo = np.concatenate(self.c_lo).copy()
+        col_hi = np.concatenate(self.c_hi).copy()
+        xcol = self.cols.xcol
+        col_lo[xcol] = np.maximum(col_lo[xcol], lo_x)
+        col_hi[xcol] = np.minimum(col_hi[xcol], hi_x)
+        aux = np.ones(self.n_cols, dtype=bool)
+        aux[xcol] = False
+        if aux.any():
+            d = np.asarray(self.problem.target, dtype=np.float64)
+            span = float(np.max(np.maximum(d - lo_x, hi_x - d), initial=0.0))
+            col_lo[aux] = np.maximum(col_lo[aux], 0.0)
+            col_hi[aux] = np.minimum(col_hi[aux], span)
+        return col_lo, col_hi
+
+    def certified_bound(self):
+        """Lower bound on the full LP from HiGHS's row duals (:func:`lp_dual_bound`).
+
+        Variables without a column are free in the restricted LP and contribute
+        ``min w |x - d| = 0`` (dense l1 problems only; others have every column).
+        """
+        from ..bounds import lp_dual_bound
+
+        h = self.model.h
+        y = np.asarray(h.getSolution().row_dual, dtype=np.float64)
+        a, lo, hi = self.matrix()
+        cost = np.concatenate(self.c_cost)
+        col_lo, col_hi = self.certificate_box()
+        res = lp_dual_bound(cost, a, lo, hi, y, col_lo, col_hi,
+                            offset=self.offset + float(self.problem.constant))
+        return float(res["value"]), res
+
+
+def polish(problem, active, *, tol, deadline=None, threads=None, max_rounds=MAX_ROUNDS,
+           callback=None):
+    """Solve the LP on ``active`` rows exactly, separating violated rows until none is.
+
+    Parameters
+    ----------
+    problem : MetricProblem
+        An LP (linear or l1 objective).
+    active : ActiveRows
+    tol : float
+        Largest violation accepted for the answer (HiGHS's own tolerances are 1e-9).
+    deadline : float or None
+        ``time.perf_counter()`` value at which to stop.
+    threads : int or None
+    max_rounds : int
+    callback : callable or None
+        Called with ``(round, value, max_violation, rows)`` after each round.
+
+    Returns
+    -------
+    dict
+        ``status`` (OPTIMAL when the answer violates nothing by more than ``tol``),
+        ``x`` (problem order; None if HiGHS gave no point), ``lower_bound`` (certified,
+        valid for the full LP even when the polish did not finish; None if no round
+        finished), ``bound_details``, ``max_violation``, ``rounds``, ``rows``,
+        ``columns``, ``seconds``, ``message``.
+    """
+    from .highs import _Separator
+
+    t0 = time.perf_counter()
+    opts = dict(verbose=False, seed=0, tol=1e-9, threads=threads)
+    rm = _RestrictedModel(problem, opts)
+    rm.add_blocks(active.blocks(problem))
+    sep = _Separator(problem, max(tol, 1e-9), None)
+    out = dict(status=Status.LIMIT, x=None, lower_bound=None, bound_details={},
+               max_violation=np.inf, rounds=0, message="")
+    for rnd in range(1, max_rounds + 1):
+        if deadline is not None and time.perf_counter() >= deadline:
+            out["message"] = "time limit reached in the polish"
+            break
+        status, message, z, value = rm.model.solve(deadline)
+        if status != Status.OPTIMAL or z is None:
+            out["status"] = Status.LIMIT if status == Status.LIMIT else Status.NUMERICAL
+            out["message"] = f"restricted LP: {message}"
+            break
+        out["rounds"] = rnd
+        lb, details = rm.certified_bound()
+        if out["lower_bound"] is None or lb > out["lower_bound"]:
+            out["lower_bound"], out["bound_details"] = lb, details
+        x = rm.cols.full_x(z, rm.n_cols)
+        blocks, worst = sep.separate(x)
+        worst = max(worst, problem.bound_violation(x))
+        out["x"], out["max_violation"] = x, float(worst)
+        if callback is not None:
+            callback(rnd, value, worst, rm.model.n_rows)
+        if worst <= tol:
+            out["status"] = Status.OPTIMAL
+            out["message"] = f"restricted LP optimal after {rnd} rounds"
+            break
+        if not any(b is not None and b.n_rows for b in blocks):
+            out["status"], out["message"] = Status.NUMERICAL, (
+                f"violated rows (largest {worst:.3g}) are in the restricted LP already")
+            break
+        rm.add_blocks(blocks)
+        sep.commit()
+    else:
+        out["message"] = f"no LP optimum after {max_rounds} separation rounds"
+    out.update(rows=int(rm.model.n_rows), columns=int(rm.n_cols),
+               seconds=time.perf_counter() - t0)
+    return out
