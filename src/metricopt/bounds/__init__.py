@@ -25,6 +25,8 @@ from .apriori import (
     posterior_ratio,
 )
 from .boxes import optimum_box
+from .driver import RegularisedIterate, certify
+from .lp_dual import lp_dual_bound
 from .certificates import (
     BoundResult,
     cluster_deletion_bound,
@@ -47,6 +49,9 @@ from .inner import (
 )
 
 __all__ = [
+    "lp_dual_bound",
+    "RegularisedIterate",
+    "certify",
     "optimum_box",
     "AprioriTerm",
     "BoundResult",

@@ -235,9 +235,32 @@ def solve(problem, method=None, *, callback=None, warm_up=True, **options):
     if reason is not None:
         res["auto_reason"] = reason
     if res.get("lower_bound") is not None and res.get("fun") is not None:
-        lb, fun = res["lower_bound"], res["fun"]
-        res["gap"] = float(abs(fun - lb) / max(abs(fun), 1e-300)) if fun else 0.0
+        from ._core import lp_gap
+
+        res["gap"] = lp_gap(res["fun"], res["lower_bound"])
+    _hold_to_contract(res)
     return res
+
+
+def _hold_to_contract(res):
+    """``optimal`` means: ``max_violation <= tol`` and certified LP gap ``<= gap_tol``
+    (where the backend has these options). A backend answer that says optimal without
+    meeting them is reported as numerical trouble, with the figures."""
+    if res["status"] != Status.OPTIMAL:
+        return
+    opts = res.get("options", {})
+    missed = []
+    tol, gap_tol = opts.get("tol"), opts.get("gap_tol")
+    viol, gap = res.get("max_violation"), res.get("gap")
+    if tol is not None and viol is not None and not viol <= tol * (1 + 1e-9):
+        missed.append(f"violation {viol:.3g} > tol {tol:g}")
+    if gap_tol is not None and gap is not None and not gap <= gap_tol * (1 + 1e-9):
+        missed.append(f"certified LP gap {gap:.3g} > gap_tol {gap_tol:g}")
+    if missed:
+        res["status"] = Status.NUMERICAL
+        res["success"] = False
+        res["status_name"] = Status.NAMES[Status.NUMERICAL]
+        res["message"] = f"{res.get('message', '')} (not optimal: {', '.join(missed)})"
 
 
 # keep numpy referenced for doctest namespaces

@@ -152,11 +152,24 @@ class LPStage:
         self.certificates = 0
         self.certify_seconds = 0.0
 
-    def offer_bound(self, value, details):
-        """Keep the best certified bound seen (every one is valid for the LP)."""
+    def offer_bound(self, value, details, name=None):
+        """Keep the best certified bound seen (every one is valid for the LP).
+
+        ``best_details`` holds the latest certificate's candidates, the polish's bound
+        under ``"lp_polish"``, and in ``method`` the source of ``best_bound``.
+        """
+        if name is None:
+            self.best_details.update(details)
+        else:
+            self.best_details[name] = value
+            self.best_details[f"{name}_details"] = {
+                k: v for k, v in details.items() if k in ("value", "certified", "note")}
         if value is not None and np.isfinite(value) and (
                 self.best_bound is None or value > self.best_bound):
-            self.best_bound, self.best_details = float(value), dict(details)
+            self.best_bound = float(value)
+            self.best_method = name or details.get("method", "certificate")
+        if self.best_bound is not None:
+            self.best_details["method"] = self.best_method
 
     def finish(self, x, certify, active, deadline, gamma):
         """Certify a converged stage's point ``x``; polish if needed.
@@ -201,8 +214,7 @@ class LPStage:
                 res["gamma"] = gamma
                 res["active_rows"] = rows.n_rows
                 self.polishes.append({k: v for k, v in res.items() if k not in ("x",)})
-                self.offer_bound(res["lower_bound"], dict(res["bound_details"],
-                                                          method="lp-polish"))
+                self.offer_bound(res["lower_bound"], res["bound_details"], "lp_polish")
                 if res["status"] == Status.OPTIMAL:
                     self.polished = True
                     value_p = self.problem.objective_value(res["x"])

@@ -43,8 +43,10 @@ Oracles by problem structure:
     three scans, while the read-only scan runs on all threads and, with the passes
     converged in between, reaches violation 0.01 in 7 scans (``benchmarks/README.md``).
 
-Stopping: the oracle's exact violation at most ``tol`` and the relative QP
-primal-dual gap at most ``gap_tol``.
+Stopping: a QP stage ends when the oracle's exact violation is at most ``tol`` and the
+relative QP primal-dual gap at most ``gap_tol``; the run is ``optimal`` when the
+certified LP gap is at most ``gap_tol`` too (:mod:`._core`: certificate, then the LP
+polish on the remembered constraints, then a larger ``gamma``).
 The default ``tol = 1e-4`` is tighter than the 0.01 of the papers' benchmarks (PF §4.2,
 App. 8), which the benchmarks pass explicitly.
 
@@ -280,127 +282,16 @@ def _rel_gap(primal, dual):
 
 
 
-def _l1_box(problem, st):
-    """Box ``[lo, hi]`` of ``x`` that holds an LP optimum of an l1 problem, or ``None``.
-
-    Clipping ``x`` to ``[0, M]`` with ``0 <= delta <= M`` maps a metric (``K_n``) or a
-    point of MET(G) (every cycle inequality ``x_e <= sum_P x_p``: if some ``x_p >= M``
-    the clipped right side is ``>= M``, otherwise it is unchanged) to another one, and
-    does not raise ``sum w |x - delta|``; the problem's own finite bounds are rows of the
-    LP and tighten the box. So the box needs ``lo <= delta <= hi``.
-    """
-    d = st["delta"]
-    lo = st["lower"] if st["has_lower"] else 0.0
-    hi = float(d.max(initial=0.0))
-    if st["has_upper"]:
-        hi = st["upper"]
-    elif problem.kind == "cc":
-        hi = max(hi, 1.0)
-    if d.size and (float(d.min()) < lo or float(d.max()) > hi):
-        return None
-    return lo, hi
-
-
 def _certify(problem, st, dual, neg_bty):
-    """Best certified lower bound on the LP optimum, from :mod:`metricopt.bounds`.
-
-    Follows ``dykstra._certify``: both candidates come from the same full-precision
-    pair ``(x, z)`` of the end of the run,
-
-    * the dual bound ``(D(y) - offset) / (1 + A)`` (V §6, :func:`~metricopt.bounds.dual_bound`
-      with :func:`~metricopt.bounds.apriori_term`);
-    * V Thm 5 (Cor 6 for sparsest cut) at its self-certified budget:
-      :func:`~metricopt.bounds.correlation_clustering_bound` (``cc``, ``mn`` with p = 1),
-      :func:`~metricopt.bounds.sparsest_cut_bound`,
-      :func:`~metricopt.bounds.cluster_deletion_bound`.
-
-    ``-b'y`` is evaluated in the shifted variables ``e = x - delta`` (``_objectives``);
-    the rows this backend keeps implicitly all have duals ``>= 0`` (Hildreth steps) and
-    the forgotten ones a zero dual, so ``y`` is a valid multiplier of the full LP.
-
-    Sparse (MET(G)) problems: the inner box/knapsack problem of Thm 5 is over the
-    graph's pairs only, which are all the LP's variables (pairs outside ``G`` do not
-    appear in MET(G)), and the box ``[lo, hi]`` of :func:`_l1_box` contains an LP
-    optimum of MET(G) by the clipping argument given there, with ``f = |x - delta|``
-    (``f`` may be lowered to it without cost when ``w = 0``). Weights raised to
-    ``_MIN_WEIGHT`` (so that ``W`` is invertible) enter as ``qp_cost`` / ``regularizer``
-    (Thm 5) and as ``cost_excess`` (dual bound), so both bound the LP with the
-    problem's own weights.
-
-    Returns
-    -------
-    lower_bound : float or None
-        The largest certified candidate; ``None`` when none could be computed.
-    details : dict
-        Every candidate value, or why it could not be computed.
+    """Certified lower bound on the LP optimum (:func:`metricopt.bounds.certify`) from
+    the pair ``(x, z)`` of ``st`` (problem order). The rows this backend keeps
+    implicitly all have duals ``>= 0`` (Hildreth steps) and the forgotten ones a zero
+    dual, so ``y`` is a valid multiplier of the full LP.
     """
-    from .. import bounds
+    from ..bounds import RegularisedIterate, certify
 
-    g = st["gamma"]
-    kind = problem.kind
-    details = {}
-    cands = []
-    if not (np.isfinite(dual) and np.isfinite(neg_bty)):
-        return None, dict(reason="non-finite dual value")
-    box = _l1_box(problem, st) if problem.objective == "l1" else None
-    try:
-        if problem.objective == "l2":
-            d = st["delta"]
-            span = max(float(d.max(initial=0.0)) - min(st["lower"], 0.0), 0.0)
-            if st["has_upper"]:
-                span = max(span, st["upper"] - min(st["lower"], 0.0))
-            term = bounds.apriori_term(kind, p=2, cost_excess=st["raised"] * span * span)
-        elif problem.objective == "l1":
-            if box is None:
-                raise ValueError("no box [lo, hi] around the targets is known to hold an "
-                                 "LP optimum")
-            emax = float(np.max(np.maximum(box[1] - st["delta"], st["delta"] - box[0]),
-                                initial=0.0))
-            excess = st["raised"] * emax
-            if kind == "mn":
-                term = bounds.apriori_term(kind, gamma=g, p=1, max_target=max(emax, 1e-300),
-                                           cost_excess=excess)
-            else:
-                term = bounds.apriori_term(kind, gamma=g, cost_excess=excess)
-        elif kind == "sc":
-            term = bounds.apriori_term(kind, gamma=g, lam=st["lam"], n=problem.n)
-        elif kind == "cd" and not np.array_equal(st["w"], st["cost"]):
-            raise ValueError("the regularisation W = I is not diag(cost)")
-        else:
-            term = bounds.apriori_term(kind, gamma=g)
-        details["dual_bound"] = float(bounds.dual_bound(dual, term))
-        cands.append(details["dual_bound"])
-    except Exception as exc:  # noqa: BLE001 - report, never fail the solve
-        details["dual_bound_error"] = f"{type(exc).__name__}: {exc}"
-    try:
-        res = None
-        x = st["x"]
-        if kind == "sc":
-            if problem.sum_value is None or st["lower"] != 0.0 or not st["has_lower"]:
-                raise ValueError("Cor 6 needs sum x = n and x >= 0")
-            res = bounds.sparsest_cut_bound(x, st["w"], problem.cost, gamma=g,
-                                            minus_b_dot_y=neg_bty, n=problem.n)
-        elif problem.objective == "l1":
-            if box is None:
-                raise ValueError("no box [lo, hi] around the targets is known to hold an "
-                                 "LP optimum")
-            w0 = np.ascontiguousarray(problem.weights, dtype=np.float64)
-            res = bounds.correlation_clustering_bound(
-                x - st["delta"], st["f"], w0, st["delta"], gamma=g, minus_b_dot_y=neg_bty,
-                regularizer=st["w"], qp_cost=st["w"], x_lower=box[0], x_upper=box[1])
-        elif kind == "cd":
-            res = bounds.cluster_deletion_bound(x, gamma=g, minus_b_dot_y=neg_bty,
-                                                cost=problem.cost, regularizer=st["w"])
-        if res is not None:
-            details["theorem5"] = float(res["value"])
-            details["theorem5_method"] = res.get("method")
-            if res.get("certified", True):
-                cands.append(float(res["value"]))
-    except Exception as exc:  # noqa: BLE001
-        details["theorem5_error"] = f"{type(exc).__name__}: {exc}"
-    details["method"] = "theorem5" if cands and "theorem5" in details and \
-        max(cands) == details["theorem5"] else ("dual/apriori" if cands else "none")
-    return (max(cands) if cands else None), details
+    return certify(problem, RegularisedIterate(
+        st["x"], st["f"], st["w"], st["gamma"], dual, neg_bty, st.get("lam"), st["raised"]))
 
 
 # ----------------------------------------------------------------------- oracles
@@ -734,7 +625,12 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
         Largest allowed violation of any constraint by the returned ``x`` (measured
         exactly: shortest paths, the explicit lists, or a full triangle check).
     gap_tol : float, default=1e-4
-        Largest allowed relative gap between the QP primal and dual values.
+        Largest allowed certified LP gap ``(c'x - lower_bound) / |lower_bound|`` of an
+        ``optimal`` answer, at an ``x`` violating nothing by more than ``tol``. A QP
+        stage ends when its own relative gap ``|P - D| / max(|P|, |D|)`` (V §5.3) is
+        within ``gap_tol`` too; then the point is certified (:mod:`._core`), and if
+        the LP gap is missed the run polishes and/or raises ``gamma`` (see ``polish``
+        and ``gamma_growth``). The QP gap is reported as ``qp_gap``.
     max_iter : int, default=1000
         Oracle calls (outer iterations).
     time_limit : float or None
@@ -766,12 +662,24 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
     resume : str or None
         Checkpoint to continue from (same problem, backend and ``gamma``); a file that is
         not such a checkpoint raises :class:`~metricopt.exceptions.InputError`.
+    polish : bool or "auto", default="auto"
+        When a converged QP stage misses ``gap_tol``, solve the LP restricted to the
+        constraints holding a positive dual exactly (HiGHS; violated rows are separated
+        and added until none is left) and certify it from its LP dual
+        (:mod:`._polish`). ``"auto"``: when the restricted LP fits in memory. Once a polish has reached the LP optimum it is not repeated.
+    gamma_growth : float, default=10.0
+        Factor by which ``gamma`` grows when a converged QP stage misses ``gap_tol``
+        and the polish did not close it; the duals (and ``x - delta``, ``f``) are scaled
+        exactly (:func:`_rescale`, as in ``dykstra``), so the next stage starts where this one ended
+        (exact regularisation: beyond some ``gamma`` the QP solution is an LP
+        solution). ``gamma`` stops growing at ``1e8``.
 
     Returns
     -------
     dict
         ``x``, ``fun`` (LP objective of ``x``; for ``mn`` with p = 2 the QP objective),
-        ``lower_bound``, ``bound_details``, ``lp_approx_ratio``, ``qp_primal``,
+        ``lower_bound`` (the best certified bound met in the run), ``bound_details``,
+        ``gap`` (certified LP gap), ``polish``, ``certificates``, ``certify_seconds``, ``lp_approx_ratio``, ``qp_primal``,
         ``qp_dual``, ``qp_gap``, ``max_violation``, ``status``, ``message``, ``nit``,
         ``history`` (per iteration: iteration, seconds, primal, dual, gap,
         max_violation, full_check, active_constraints, memory_bytes,
