@@ -9,6 +9,7 @@ and scipy's SLSQP.
 """
 
 import itertools
+from types import SimpleNamespace
 from functools import lru_cache
 
 import numpy as np
@@ -64,7 +65,9 @@ def test_bank_optimum(name, method):
     rec = res.history[-1]
     assert set(rec) >= {"iteration", "seconds", "primal", "dual", "gap", "max_violation", "full_check",
                         "active_constraints", "constraints_added"}
-    assert rec["gap"] == 0.0 and rec["full_check"] is True
+    assert 0.0 <= rec["gap"] <= 1e-9 and rec["full_check"] is True
+    if problem.objective != "l2":
+        assert res.lower_bound <= entry["value"] * (1 + 1e-12) + 1e-12
 
 
 # ------------------------------------------------------------ bundled graphs
@@ -102,7 +105,8 @@ def test_bundled_highs(problem, graph):
     res = _bundled(problem, graph, "highs")
     assert res.status == Status.OPTIMAL, res.message
     assert res.max_violation <= 1e-8
-    assert res.lower_bound == res.fun
+    assert res.lower_bound <= res.fun
+    assert _rel(res.lower_bound, res.fun) <= 1e-9
     if (problem, graph) in BUNDLED_VALUES:
         value, _ = BUNDLED_VALUES[(problem, graph)]
         assert _rel(res.fun, value) <= 1e-6
@@ -134,6 +138,8 @@ def test_mn_p1_jaccard_equals_cc(graph, method):
     res = solve(mn, method=method)
     assert res.status == Status.OPTIMAL, res.message
     assert _rel(res.fun, BUNDLED_VALUES[("cc-jaccard", graph)][0]) <= 1e-6
+    # certified over the box [0, max d] of the auxiliary-column model
+    assert res.lower_bound <= res.fun and _rel(res.lower_bound, res.fun) <= 1e-9
 
 
 # --------------------------------------------------------- sparse (MET(G))
@@ -161,6 +167,10 @@ def test_signed_cc_embedding_equals_cycles(seed):
         assert res.max_violation <= 1e-8
     assert full.fun == pytest.approx(lazy.fun, rel=1e-9, abs=1e-9)
     assert full.n_rows == 3 * (12 * 11 * 10 // 6)
+    # certified from the K_n embedding and from the cycle rows alike
+    for res in (full, lazy):
+        assert res.lower_bound <= min(full.fun, lazy.fun) + 1e-12
+        assert _rel(res.lower_bound, full.fun) <= 1e-9
 
 
 @pytest.mark.parametrize("p", [1, 2])
@@ -176,6 +186,10 @@ def test_weighted_mn_embedding_equals_cycles(p):
         assert res.status == Status.OPTIMAL, res.message
         assert res.max_violation <= 1e-7
     assert full.fun == pytest.approx(lazy.fun, rel=1e-6, abs=1e-7)
+    if p == 1:  # box [0, max d] of the embedding and of the auxiliary columns
+        for res in (full, lazy):
+            assert res.lower_bound <= min(full.fun, lazy.fun) + 1e-12
+            assert _rel(res.lower_bound, full.fun) <= 1e-9
 
 
 # ------------------------------------------------------------------- the QP
@@ -308,8 +322,9 @@ def test_default_options():
     full = get_solver("highs").default_options()
     lazy = get_solver("highs-lazy").default_options()
     expected = dict(tol=1e-9, time_limit=None, max_iter=None, threads=None, max_memory=None,
-                    verbose=False, seed=0, callback=None, lp_algorithm="auto")
-    assert full == expected
+                    verbose=False, seed=0, callback=None, lp_algorithm="auto", gap_tol=1e-6)
+    # tol=None: 1e-9, or 1e-6 for PDLP
+    assert full == dict(expected, tol=None)
     assert lazy == dict(expected, max_rows_per_round=None)
 
 
@@ -435,3 +450,135 @@ def test_status_table_covers_highspy():
         code, message = map_status(member, "text")
         assert code in Status.NAMES and f"HiGHS model status {name}: text" in message
     assert map_status(highspy.HighsModelStatus.kTimeLimit)[0] == Status.LIMIT
+
+
+# --------------------------------------------------- certified lower bounds
+_LP_BANK = sorted(name for name in BANK if bank_problem(name).objective != "l2")
+
+
+@pytest.mark.parametrize("name", _LP_BANK)
+def test_certificate_box_holds_the_optimum(name):
+    """The box the certificate is taken over contains the simplex optimum (pairs and t)."""
+    problem = bank_problem(name)
+    res = solve(problem, method="highs", lp_algorithm="simplex")
+    lo, hi, why = lpm.pair_certificate_box(problem)
+    assert np.isfinite(lo) and np.isfinite(hi) and why
+    assert np.all(res.x >= lo - 1e-9) and np.all(res.x <= hi + 1e-9)
+    x_columns = np.arange(problem.n_variables)
+    objective = lpm.objective_model(problem, x_columns, problem.n_variables)
+    col_lower, col_upper = lpm.certificate_box(problem, objective)
+    assert col_lower.shape == col_upper.shape == objective.cost.shape
+    assert np.all(np.isfinite(col_upper))
+    if problem.objective == "l1":
+        _, _, inside = lpm._l1_split(problem)
+        t = np.abs(res.x - problem.target)[inside]
+        assert np.all(t <= col_upper[problem.n_variables:] + 1e-9)
+
+
+def test_certificate_box_sparsest_cut_and_qp():
+    problem = bundled_problem("sc", "karate")
+    lo, hi, why = lpm.pair_certificate_box(problem)
+    assert (lo, hi) == (0.0, problem.n / (problem.n - 1)) and "Cor 6" in why
+    qp = bank_problem("mn2-matrix")
+    objective = lpm.objective_model(qp, np.arange(qp.n_variables), qp.n_variables)
+    assert lpm.certificate_box(qp, objective) is None
+
+
+@pytest.mark.parametrize("problem, graph", [
+    ("cc-jaccard", "karate"), ("cc-unit", "karate"), ("sc", "karate"), ("cd", "karate"),
+    ("mn1-jaccard", "karate"), ("cd", "dolphins"), ("cc-unit", "dolphins"),
+])
+def test_simplex_certificate_is_tight_and_below(problem, graph):
+    """The certified bound of the simplex optimum: <= the optimum, equal to 1e-7."""
+    res = solve(bundled_problem(problem, graph), method="highs", lp_algorithm="simplex")
+    assert res.status == Status.OPTIMAL, res.message
+    assert res.certificate["certified"] and res.certificate["clipped"] >= 0
+    assert res.lower_bound <= res.fun
+    assert _rel(res.lower_bound, res.fun) <= 1e-7
+    assert res.certified_gap <= 1e-9
+    assert res.highs_objective == pytest.approx(res.fun, rel=1e-9)
+    key = ("cc-jaccard" if problem == "mn1-jaccard" else problem, graph)
+    if key in BUNDLED_VALUES and BUNDLED_VALUES[key][1] == "paper":
+        value = BUNDLED_VALUES[key][0]
+        assert res.lower_bound <= value + 1e-7 * value  # papers give 7-8 digits
+
+
+@pytest.mark.parametrize("problem", ["cc-jaccard", "sc", "cd"])
+def test_lazy_bound_below_optimum_every_round(problem):
+    full = solve(bundled_problem(problem, "karate"), method="highs", lp_algorithm="simplex")
+    seen = []
+    lazy = solve(bundled_problem(problem, "karate"), method="highs-lazy", callback=seen.append)
+    assert lazy.status == Status.OPTIMAL, lazy.message
+    assert len(seen) >= 2
+    bounds = [r["dual"] for r in seen]
+    assert all(b <= full.fun + 1e-12 for b in bounds)
+    assert lazy.lower_bound == max(bounds)
+    assert _rel(lazy.lower_bound, full.fun) <= 1e-9
+    assert lazy.certificate_seconds >= 0.0
+
+
+@pytest.mark.parametrize("graph", ["karate", "dolphins"])
+def test_pdlp_bound_below_simplex_optimum(graph):
+    exact = (solve(bundled_problem("cc-jaccard", graph), method="highs", lp_algorithm="simplex")
+             if graph == "karate" else _bundled("cc-jaccard", graph, "highs"))
+    res = solve(bundled_problem("cc-jaccard", graph), method="highs", lp_algorithm="pdlp",
+                threads=1)
+    assert res.status == Status.OPTIMAL, res.message
+    assert res.lp_algorithm == "pdlp" and res.nit > 0
+    assert res.max_violation <= 1e-6
+    assert res.lower_bound <= exact.fun + 1e-12 * exact.fun
+    assert (exact.fun - res.lower_bound) / exact.fun <= 1e-6
+    assert res.certified_gap <= 1e-6
+    assert res.options["tol"] is None  # default: 1e-6 for PDLP
+
+
+def test_pdlp_stopped_early_still_certified():
+    """Any stop: the duals of an unfinished PDLP run still give a valid bound."""
+    problem = bundled_problem("cc-jaccard", "karate")
+    res = solve(problem, method="highs", lp_algorithm="pdlp", max_iter=1)
+    assert res.status == Status.LIMIT
+    value = BUNDLED_VALUES[("cc-jaccard", "karate")][0]
+    assert res.lower_bound <= value
+    assert "Certified lower bound" in res.message
+
+
+def test_pdlp_not_for_lazy_and_gap_tol_checked():
+    problem = bank_problem("cc-unit-star")
+    with pytest.raises(InvalidParameterError, match="'lp_algorithm'"):
+        solve(problem, method="highs-lazy", lp_algorithm="pdlp")
+    for method in BACKENDS:
+        for bad in (0.0, -1e-3, "tight", np.inf):
+            with pytest.raises(InvalidParameterError, match="'gap_tol'"):
+                solve(problem, method=method, gap_tol=bad)
+
+
+def test_acceptance_names_what_was_missed():
+    from metricopt.solvers.highs import _acceptance, _certified_gap
+
+    assert _acceptance(1e-10, 1e-9, 1e-9, 1e-6) == ""
+    text = _acceptance(3e-5, 2e-3, 1e-6, 1e-4)
+    assert "violation 3e-05 exceeds tol=1e-06" in text
+    assert "gap 0.002 exceeds gap_tol=0.0001" in text
+    # an optimum of 0 certified as -3e-14: within the rounding allowance
+    assert _acceptance(0.0, 1.0, 1e-9, 1e-6, 0.0, -3e-14, 4e-14) == ""
+    # the gap's denominator is at least 1e-7 times the objective's scale (here 3)
+    tiny = SimpleNamespace(objective="linear", cost=np.ones(3))
+    assert _certified_gap(tiny, 0.0, -3e-14) == pytest.approx(1e-7)
+    assert _certified_gap(tiny, 1.0, 1.0 + 1e-9) < 0.0  # an infeasible point's value
+    assert np.isnan(_certified_gap(tiny, np.nan, 1.0))
+
+
+def test_zero_optimum_is_optimal():
+    """Two disjoint triangles, unit weights: the LP optimum is 0."""
+    g = make_graph(6, [(0, 1), (1, 2), (0, 2), (3, 4), (4, 5), (3, 5)])
+    problem = build_problem("cc", g, weights="unit")
+    for method in BACKENDS:
+        res = solve(problem, method=method)
+        assert res.status == Status.OPTIMAL, res.message
+        assert res.lower_bound <= 0.0 <= res.lower_bound + 1e-12
+
+
+def test_estimate_memory_pdlp_below_simplex():
+    problem = bundled_problem("cc-jaccard", "lesmis")
+    assert estimate_memory(problem, lp_algorithm="pdlp") < 0.6 * estimate_memory(
+        problem, lp_algorithm="simplex")

@@ -12,7 +12,9 @@ optimum) from below:
 * V Thm 5 / Cor 6: :func:`theorem5_bound` and the wrappers
   :func:`sparsest_cut_bound`, :func:`correlation_clustering_bound`,
   :func:`cluster_deletion_bound`, whose inner LPs (a box with one or two linear
-  constraints) are solved without an LP solver by :mod:`metricopt.bounds.inner`.
+  constraints) are solved without an LP solver by :mod:`metricopt.bounds.inner`;
+* LP duality: :func:`lp_dual_bound`, weak duality from any row multipliers of an LP
+  (an LP solver's duals), over a box known to contain an optimum.
 
 Everything here is pure numerics on arrays and scalars: no solver imports.
 """
@@ -26,7 +28,6 @@ from .apriori import (
 )
 from .boxes import optimum_box
 from .driver import RegularisedIterate, certify
-from .lp_dual import lp_dual_bound
 from .certificates import (
     BoundResult,
     cluster_deletion_bound,
@@ -47,9 +48,9 @@ from .inner import (
     max_linear_box_knapsack,
     max_linear_box_two_constraints,
 )
+from .lp_dual import lp_dual_bound
 
 __all__ = [
-    "lp_dual_bound",
     "RegularisedIterate",
     "certify",
     "optimum_box",
@@ -66,6 +67,7 @@ __all__ = [
     "correlation_clustering_bound",
     "dual_bound",
     "lagrangian_upper_bound",
+    "lp_dual_bound",
     "max_linear_box_equality",
     "max_linear_box_knapsack",
     "max_linear_box_two_constraints",

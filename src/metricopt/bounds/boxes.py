@@ -7,48 +7,53 @@ some LP optimum; the smaller the box, the tighter the bound for an inexact ``y``
 
 import numpy as np
 
-from ..exceptions import InvalidParameterError
-
 __all__ = ["optimum_box"]
 
 
-def optimum_box(problem):
-    """A box ``[lo, hi]`` of the variables that contains an optimum of ``problem``'s LP.
+def optimum_box(problem, *, with_reason=False):
+    """An interval ``[lo, hi]`` of every variable that holds an optimum of the LP.
 
-    * correlation clustering and cluster deletion: ``[0, 1]`` (the problem's bounds;
-      for correlation clustering V Thm 1 shows they are implied);
-    * sparsest cut: ``[0, n/(n-1)]``, which holds every LP-feasible point (proof of
-      V Cor 6);
-    * l1 metric nearness: ``[lower, max(d)]`` (capped by a finite upper bound):
-      clipping a metric (or a point of MET(G)) to an interval keeps it one, and when
-      the targets lie in the interval it does not raise ``sum w |x - d|``.
+    A side is infinite when no argument below applies (a Lagrangian bound is then
+    finite only where the reduced cost has the right sign).
+
+    * The problem's own finite bounds: every feasible point satisfies them.
+    * ``lo = 0`` for a dense problem without a lower bound: its triangle rows imply
+      ``x >= 0`` (add ``x_ij <= x_ik + x_kj`` and ``x_ik <= x_ij + x_jk``).
+    * A sum row ``sum x = S`` over all pairs of a dense problem (sparsest cut):
+      ``x_ij <= S / (n - 1)`` for every feasible ``x >= 0``, since
+      ``S >= x_ij + sum_{k != i, j} (x_ik + x_kj) >= (n - 1) x_ij`` by the triangle
+      inequalities (the proof of V Cor 6).
+    * l1 objectives with nonnegative weights (metric nearness, p = 1): replacing ``x``
+      by ``min(x, M)`` with ``M >= max(d, lo, 0)`` keeps a metric, or a point of MET(G),
+      one and raises no term ``w |x - d|`` (V Thm 1 for correlation clustering), so
+      ``hi = max(max d, lo, 0)``.
 
     Parameters
     ----------
     problem : MetricProblem
-        An LP (linear or l1 objective).
+    with_reason : bool, default=False
+        Also return the arguments used, as text.
 
     Returns
     -------
     lo, hi : float
+    reason : str
+        Only with ``with_reason``.
     """
-    lower = float(problem.lower) if np.isfinite(problem.lower) else None
-    upper = float(problem.upper) if np.isfinite(problem.upper) else None
-    if problem.objective == "l2":
-        raise InvalidParameterError("optimum_box is for LPs; metric nearness with p = 2 is a QP")
-    if problem.kind == "sc":
-        n = problem.n
-        return 0.0, n / (n - 1.0)
-    if problem.objective == "l1":
-        d = np.asarray(problem.target, dtype=np.float64)
-        lo = lower if lower is not None else float(d.min(initial=0.0))
-        hi = upper if upper is not None else max(float(d.max(initial=0.0)), lo)
-        if problem.kind == "cc" and upper is None:
-            hi = max(hi, 1.0)
-        if d.size and (float(d.min()) < lo or float(d.max()) > hi):
-            raise InvalidParameterError("the targets lie outside the problem's bounds")
-        return lo, hi
-    if lower is None or upper is None:
-        raise InvalidParameterError(
-            f"no box is known to hold an optimum of this {problem.kind} problem")
-    return lower, upper
+    lo, hi = float(problem.lower), float(problem.upper)
+    reasons = []
+    if np.isfinite(lo):
+        reasons.append("lower bound of the problem")
+    elif problem.structure == "dense" and problem.n >= 3:
+        lo = 0.0
+        reasons.append("x >= 0 implied by the triangle rows")
+    if np.isfinite(hi):
+        reasons.append("upper bound of the problem")
+    elif problem.sum_value is not None and problem.structure == "dense" and lo >= 0:
+        hi = float(problem.sum_value) / (problem.n - 1)
+        reasons.append("x <= S/(n-1) from the sum row and the triangle rows (V Cor 6)")
+    elif (problem.objective == "l1" and problem.structure in ("dense", "sparse") and lo >= 0
+          and np.all(np.asarray(problem.weights) >= 0)):
+        hi = max(float(np.max(problem.target, initial=0.0)), lo, 0.0)
+        reasons.append("x <= max d by clipping (l1 objective)")
+    return (lo, hi, "; ".join(reasons)) if with_reason else (lo, hi)

@@ -95,10 +95,11 @@ def certify(problem, it):
         return None, dict(reason="non-finite dual value")
     box = None
     if problem.objective == "l1":
-        try:
-            box = optimum_box(problem)
-        except ValueError as exc:
-            details["box_error"] = str(exc)
+        lo, hi = optimum_box(problem)
+        d0 = np.asarray(problem.target, dtype=np.float64)
+        if np.isfinite(lo) and np.isfinite(hi) and (
+                d0.size == 0 or (float(d0.min()) >= lo and float(d0.max()) <= hi)):
+            box = (lo, hi)
     d = None if problem.target is None else np.asarray(problem.target, dtype=np.float64)
     try:
         if problem.objective == "l2":

@@ -13,6 +13,8 @@ References
 .. [2] Neumaier, A., & Shcherbina, O. (2004). Safe bounds in linear and mixed-integer
        linear programming. Math. Program. 99, 283-296.
        https://doi.org/10.1007/s10107-003-0433-3
+.. [3] Higham, N. J. (2002). Accuracy and Stability of Numerical Algorithms, 2nd ed.,
+       ch. 3-4. SIAM. https://doi.org/10.1137/1.9780898718027
 """
 
 import math
@@ -92,18 +94,31 @@ def lp_dual_bound(cost, matrix, row_lower, row_upper, row_dual, col_lower, col_u
 
     Notes
     -----
-    Floating point. The three sums are computed with numpy's pairwise summation and
+    Floating point. The two sums are computed with numpy's pairwise summation and
     ``A'y`` by scipy's sparse product (sequential per column). Their rounding errors
-    are bounded a posteriori in the standard way (Higham, *Accuracy and Stability of
-    Numerical Algorithms*, §3-4: a sum of ``k`` terms is off by at most
-    ``gamma_k sum |terms|`` with ``gamma_k = k u / (1 - k u)``): with ``k`` the
-    largest column count of ``A`` plus one, ``r_j`` is off by at most
-    ``gamma_k (|c_j| + (|A|'|y|)_j)``, which moves the column term by at most that
-    times ``max(|lo_j|, |hi_j|)``. The sum of these allowances and of the summation
-    errors of the row and column terms, doubled, is subtracted from ``value`` (it is
-    ``rounding``), so the returned number is a bound on the exact optimum of the LP
-    with the given float64 data, not only on its rounded evaluation. The allowance is
-    about ``1e-13`` relative on the metric LPs of this package.
+    are bounded a posteriori in the standard way [3]_ (a sum of ``k`` terms computed
+    in any order is off by at most ``gamma_k sum |terms|``, ``gamma_k = k u / (1 - k u)``,
+    ``u`` the unit roundoff; numpy's blocked pairwise order has ``k <= log2(n) + 24``):
+    with ``k`` the largest column count of ``A`` plus one, ``r_j`` is off by at most
+    ``gamma_k (|c_j| + (|A|'|y|)_j)``, which moves ``min(r_j lo_j, r_j hi_j)`` by at
+    most that times ``max(|lo_j|, |hi_j|)``. The sum of these allowances and of the
+    summation errors of the row and column terms, doubled, is subtracted from
+    ``value`` (it is ``rounding``), so the returned number bounds the exact optimum of
+    the LP with the given float64 data, not only a rounded evaluation of the dual
+    function (the approach of [2]_, with a box instead of interval arithmetic). That
+    needs a finite box: a column with an infinite side and a computed ``r_j == 0``
+    contributes 0 as computed, and ``note`` says that the allowance does not cover it.
+    The allowance is about ``1e-12`` relative on the metric LPs of this package.
+
+    References
+    ----------
+    .. [1] Bertsimas, D., & Tsitsiklis, J. N. (1997). Introduction to Linear
+           Optimization, §4.3. Athena Scientific.
+    .. [2] Neumaier, A., & Shcherbina, O. (2004). Safe bounds in linear and
+           mixed-integer linear programming. Math. Program. 99, 283-296.
+           https://doi.org/10.1007/s10107-003-0433-3
+    .. [3] Higham, N. J. (2002). Accuracy and Stability of Numerical Algorithms,
+           2nd ed., ch. 3-4. SIAM. https://doi.org/10.1137/1.9780898718027
 
     Examples
     --------
@@ -188,7 +203,9 @@ def lp_dual_bound(cost, matrix, row_lower, row_upper, row_dual, col_lower, col_u
     else:
         abs_a = abs(a) if sp.issparse(a) else np.abs(a)
         abs_aty = np.asarray(abs_a.T @ np.abs(y), dtype=np.float64).ravel()
-        if sp.issparse(a):
+        if sp.issparse(a) and a.format == "csc":
+            col_count = int(np.max(np.diff(a.indptr), initial=0))
+        elif sp.issparse(a):
             col_count = int(np.max(np.bincount(a.tocoo().col, minlength=1), initial=0))
         else:
             col_count = n_rows
@@ -205,8 +222,9 @@ def lp_dual_bound(cost, matrix, row_lower, row_upper, row_dual, col_lower, col_u
             # finite part and say so
             note = "rounding allowance taken over the finite sides of the box only"
         rounding = float(np.sum(np.where(finite_box, r_err * box, 0.0)))
-        rounding += gamma(2 * math.ceil(math.log2(max(n_cols, 2))) + 2) * float(np.sum(np.abs(col_terms)))
-        rounding += gamma(2 * math.ceil(math.log2(max(n_rows, 2))) + 2) * float(np.sum(np.abs(row_terms)))
+        # one rounding per product, then the summation (numpy's blocked pairwise order)
+        rounding += gamma(math.ceil(math.log2(max(n_cols, 2))) + 25) * float(np.sum(np.abs(col_terms)))
+        rounding += gamma(math.ceil(math.log2(max(n_rows, 2))) + 25) * float(np.sum(np.abs(row_terms)))
         rounding += gamma(4) * (abs(off) + abs(row_sum) + abs(col_sum))
         rounding *= 2.0
         value = off + row_sum + col_sum - rounding

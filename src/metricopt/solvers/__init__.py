@@ -235,9 +235,9 @@ def solve(problem, method=None, *, callback=None, warm_up=True, **options):
     if reason is not None:
         res["auto_reason"] = reason
     if res.get("lower_bound") is not None and res.get("fun") is not None:
-        from ._core import lp_gap
+        from ._core import GAP_FLOOR, lp_gap, objective_scale
 
-        res["gap"] = lp_gap(res["fun"], res["lower_bound"])
+        res["gap"] = lp_gap(res["fun"], res["lower_bound"], GAP_FLOOR * objective_scale(problem))
     _hold_to_contract(res)
     return res
 

@@ -37,18 +37,29 @@ import numpy as np
 from ..exceptions import InvalidParameterError
 from ..result import Status
 
-__all__ = ["check_options", "interrupt_deferred", "lp_gap", "LPStage", "GAMMA_GROWTH"]
+__all__ = ["check_options", "interrupt_deferred", "lp_gap", "objective_scale", "LPStage",
+           "GAMMA_GROWTH", "GAP_FLOOR"]
 
 #: Factor by which ``gamma`` grows when a converged QP stage misses the LP gap.
 GAMMA_GROWTH = 10.0
 #: ``gamma`` is not raised beyond this (the QP's conditioning degrades as ``gamma``).
 MAX_GAMMA = 1e8
-#: Smallest ``|lower_bound|`` used as the gap's denominator.
-_TINY = 1e-300
+#: The gap's denominator is at least this times the objective's scale (the cost of the
+#: trivial point, :func:`objective_scale`), so that an LP optimum of 0 certified by a
+#: bound of -1e-13 counts as closed.
+GAP_FLOOR = 1e-7
 
 
-def lp_gap(lp_value, lower_bound):
-    """Certified relative LP gap ``(lp_value - lower_bound) / max(|lower_bound|, tiny)``.
+def objective_scale(problem):
+    """``sum |w|`` (l1, l2) or ``sum |c|`` (linear): the objective's natural size."""
+    coef = problem.weights if problem.objective in ("l1", "l2") else problem.cost
+    return float(np.sum(np.abs(coef))) if coef is not None else 0.0
+
+
+def lp_gap(lp_value, lower_bound, floor=0.0):
+    """Certified relative LP gap ``(lp_value - lower_bound) / max(|lower_bound|, tiny)``,
+    with ``tiny = max(floor, 1e-300)`` (``floor``: :data:`GAP_FLOOR` times
+    :func:`objective_scale`).
 
     ``inf`` when there is no bound; may be negative when ``x`` is slightly infeasible.
     """
@@ -56,7 +67,7 @@ def lp_gap(lp_value, lower_bound):
         return float("inf")
     if lp_value == lower_bound:
         return 0.0
-    return float((lp_value - lower_bound) / max(abs(lower_bound), _TINY))
+    return float((lp_value - lower_bound) / max(abs(lower_bound), floor, 1e-300))
 
 
 def _real(value):
@@ -151,6 +162,11 @@ class LPStage:
         self._tried = set()  # gammas at which the polish ran
         self.certificates = 0
         self.certify_seconds = 0.0
+        self.floor = GAP_FLOOR * objective_scale(problem)
+
+    def gap(self, value):
+        """Certified LP gap of an LP value against the best bound so far."""
+        return lp_gap(value, self.best_bound, self.floor)
 
     def offer_bound(self, value, details, name=None):
         """Keep the best certified bound seen (every one is valid for the LP).
@@ -200,7 +216,7 @@ class LPStage:
         self.offer_bound(lb, details)
         self.x = x
         value = self.problem.objective_value(x)
-        if lp_gap(value, self.best_bound) <= self.gap_tol:
+        if self.gap(value) <= self.gap_tol:
             return True, None
         if self.polish and not self.polished and gamma not in self._tried:
             from ._polish import polish, polish_fits
@@ -218,7 +234,7 @@ class LPStage:
                 if res["status"] == Status.OPTIMAL:
                     self.polished = True
                     value_p = self.problem.objective_value(res["x"])
-                    if lp_gap(value_p, self.best_bound) <= self.gap_tol:
+                    if self.gap(value_p) <= self.gap_tol:
                         self.x = res["x"]
                         return True, None
             else:

@@ -26,6 +26,7 @@ __all__ = [
     "RowBlock",
     "ObjectiveModel",
     "objective_model",
+    "certificate_box",
     "sum_row",
     "count_dense_triangle_rows",
     "dense_triangle_blocks",
@@ -137,9 +138,7 @@ def objective_model(problem, x_columns, n_x):
             np.add.at(cost, x_columns, -2.0 * w * d)
             offset += float(w @ (d * d))
         else:
-            below = (d <= lo) & (w != 0)
-            above = (d >= hi) & (w != 0) & ~below
-            inside = (w != 0) & ~below & ~above
+            below, above, inside = _l1_split(problem)
             np.add.at(cost, x_columns[below], w[below])
             offset -= float(w[below] @ d[below])
             np.add.at(cost, x_columns[above], -w[above])
@@ -171,6 +170,63 @@ def objective_model(problem, x_columns, n_x):
     col_lower = np.concatenate([np.full(n_x, lo), np.zeros(n_aux)])
     col_upper = np.concatenate([np.full(n_x, hi), np.full(n_aux, INF)])
     return ObjectiveModel(full_cost, col_lower, col_upper, offset, rows, hess, n_x)
+
+
+def _l1_split(problem):
+    """Masks of the l1 terms linear on the box from below / above, and those needing ``t``."""
+    lo, hi = float(problem.lower), float(problem.upper)
+    w = np.asarray(problem.weights, dtype=np.float64)
+    d = np.asarray(problem.target, dtype=np.float64)
+    below = (d <= lo) & (w != 0)
+    above = (d >= hi) & (w != 0) & ~below
+    inside = (w != 0) & ~below & ~above
+    return below, above, inside
+
+
+def pair_certificate_box(problem):
+    """``(lo, hi, reason)``: :func:`metricopt.bounds.optimum_box` with its reasons."""
+    from ..bounds import optimum_box
+
+    return optimum_box(problem, with_reason=True)
+
+
+def certificate_box(problem, objective):
+    """A finite box of the model's columns that contains an LP optimum, or ``None``.
+
+    The box the LP-dual certificate (:func:`metricopt.bounds.lp_dual_bound`) is taken
+    over. Pair columns get :func:`pair_certificate_box` (for the dense embedding of a
+    sparse problem, the pairs outside the graph too: an optimum of MET(G) inside the box
+    extends to a metric of K_n inside it, by shortest paths capped at ``hi``, with the
+    same cost, since those pairs cost 0). An auxiliary column ``t_v >= |x_v - d_v|`` of
+    :func:`objective_model` gets ``[0, max(d_v - lo, hi - d_v)]``: at an optimum
+    ``t_v = |x_v - d_v|`` (its weight is positive) and ``x_v`` lies in ``[lo, hi]``.
+
+    Parameters
+    ----------
+    problem : MetricProblem
+    objective : ObjectiveModel
+        From :func:`objective_model` for the same problem.
+
+    Returns
+    -------
+    (ndarray, ndarray) or None
+        Column lower and upper bounds (a side may be infinite only when no argument
+        applies, see :func:`pair_certificate_box`). ``None`` for l2 problems: a QP has no
+        LP-dual certificate, and its solvers keep their own lower bound.
+    """
+    if problem.objective == "l2" or objective.hessian_diag is not None:
+        return None
+    lo, hi, _ = pair_certificate_box(problem)
+    n_x = objective.n_x
+    n_aux = objective.cost.size - n_x
+    col_lower = np.concatenate([np.full(n_x, lo), np.zeros(n_aux)])
+    col_upper = np.concatenate([np.full(n_x, hi), np.zeros(n_aux)])
+    if n_aux:
+        _, _, inside = _l1_split(problem)
+        d = np.asarray(problem.target, dtype=np.float64)[inside]
+        w = np.asarray(problem.weights, dtype=np.float64)[inside]
+        col_upper[n_x:] = np.where(w > 0, np.maximum(d - lo, hi - d), INF)
+    return col_lower, col_upper
 
 
 def sum_row(x_columns, value):

@@ -43,9 +43,11 @@ __all__ = ["ActiveRows", "polish", "polish_fits"]
 #: restricted LP grows faster than linearly in the rows (Jaccard cc: 29k rows 0.3 s;
 #: sparsest cut on jazz: 1.9M rows, not solved in 300 s).
 MAX_ROWS = 400_000
-#: Nor when more than this fraction of all rows is active: then the restricted LP is
-#: nearly the full one (sparsest cut on jazz: 50%; Jaccard cc on football: 4%).
+#: Nor, beyond :data:`SMALL_ROWS` active rows, when more than this fraction of all rows
+#: is active: then the restricted LP is nearly the full one (sparsest cut on jazz: 50%;
+#: Jaccard cc on football: 4%).
 MAX_ACTIVE_FRACTION = 0.2
+SMALL_ROWS = 20_000
 #: Separation rounds before the polish gives up (the caller then goes on iterating).
 MAX_ROUNDS = 30
 
@@ -119,7 +121,7 @@ def polish_fits(problem, active, max_memory=None):
     if rows > MAX_ROWS:
         return False, f"{rows:,} active rows (more than {MAX_ROWS:,})"
     total = problem.n_constraints
-    if total and rows > MAX_ACTIVE_FRACTION * total:
+    if total and rows > SMALL_ROWS and rows > MAX_ACTIVE_FRACTION * total:
         return False, (f"{rows:,} of {total:,} rows active: the restricted LP is nearly "
                        f"the full one")
     if problem.structure == "dense" and problem.objective == "l1":
@@ -174,8 +176,7 @@ class _Columns:
 
 
 class _RestrictedModel:
-    """A HiGHS model over growing columns and rows, with its rows kept for the
-    certificate (the bound is computed from these arrays, not from HiGHS's)."""
+    """A HiGHS model over growing columns and rows (columns made as rows need them)."""
 
     def __init__(self, problem, opts):
         from .highs import _Model
@@ -183,7 +184,6 @@ class _RestrictedModel:
         self.problem = problem
         self.cols = _Columns(problem)
         self.c_cost, self.c_lo, self.c_hi = [], [], []
-        self.r_lo, self.r_hi, self.r_idx, self.r_val, self.r_len = [], [], [], [], []
         self.offset = 0.0
         self.n_cols = 0
         empty = SimpleNamespace(cost=np.zeros(0), lower=np.zeros(0), upper=np.zeros(0),
@@ -226,14 +226,7 @@ class _RestrictedModel:
             self._add_rows(obj.rows._replace(index=(obj.rows.index + base).astype(np.int32)))
 
     def _add_rows(self, block):
-        if block is None or block.n_rows == 0:
-            return
         self.model.add(block)
-        self.r_lo.append(np.asarray(block.lower, dtype=np.float64))
-        self.r_hi.append(np.asarray(block.upper, dtype=np.float64))
-        self.r_idx.append(np.asarray(block.index, dtype=np.int64))
-        self.r_val.append(np.asarray(block.value, dtype=np.float64))
-        self.r_len.append(np.diff(np.r_[block.starts, block.index.size]).astype(np.int64))
 
     def add_blocks(self, blocks):
         """Add row blocks given in problem-variable ids (columns created as needed)."""
@@ -243,19 +236,6 @@ class _RestrictedModel:
             ids = np.asarray(block.index, dtype=np.int64)
             self._add_columns(self.cols.bring_in(ids))
             self._add_rows(block._replace(index=self.cols.of[ids].astype(np.int32)))
-
-    def matrix(self):
-        """The rows added so far as a CSR matrix, with their bounds."""
-        import scipy.sparse as sp
-
-        lengths = np.concatenate(self.r_len) if self.r_len else np.zeros(0, dtype=np.int64)
-        indptr = np.r_[0, np.cumsum(lengths)]
-        idx = np.concatenate(self.r_idx) if self.r_idx else np.zeros(0, dtype=np.int64)
-        val = np.concatenate(self.r_val) if self.r_val else np.zeros(0)
-        a = sp.csr_matrix((val, idx, indptr), shape=(lengths.size, self.n_cols))
-        lo = np.concatenate(self.r_lo) if self.r_lo else np.zeros(0)
-        hi = np.concatenate(self.r_hi) if self.r_hi else np.zeros(0)
-        return a, lo, hi
 
     def certificate_box(self):
         """A finite box of the model's columns that holds an LP optimum.
@@ -289,14 +269,15 @@ class _RestrictedModel:
         """
         from ..bounds import lp_dual_bound
 
-        h = self.model.h
-        y = np.asarray(h.getSolution().row_dual, dtype=np.float64)
-        a, lo, hi = self.matrix()
+        y = self.model.duals()
+        if y is None:
+            return float("nan"), dict(reason="HiGHS gave no dual values")
+        a, lo, hi = self.model.matrix()
         cost = np.concatenate(self.c_cost)
         col_lo, col_hi = self.certificate_box()
         res = lp_dual_bound(cost, a, lo, hi, y, col_lo, col_hi,
                             offset=self.offset + float(self.problem.constant))
-        return float(res["value"]), res
+        return float(res["value"]), dict(res)
 
 
 def polish(problem, active, *, tol, deadline=None, threads=None, max_rounds=MAX_ROUNDS,
@@ -348,7 +329,7 @@ def polish(problem, active, *, tol, deadline=None, threads=None, max_rounds=MAX_
                 out["message"] = f"restricted LP: {message}"
                 break
             lb, details = rm.certified_bound()
-            if out["lower_bound"] is None or lb > out["lower_bound"]:
+            if np.isfinite(lb) and (out["lower_bound"] is None or lb > out["lower_bound"]):
                 out["lower_bound"], out["bound_details"] = lb, details
             x = rm.cols.full_x(z)
         out["rounds"] = rnd

@@ -62,7 +62,7 @@ from ..exceptions import ConvergenceWarning, InputError, InvalidParameterError
 from ..result import Status
 from ._base import Solver
 from ._checkpoint import problem_digest, read_checkpoint, write_checkpoint
-from ._core import LPStage, check_options, interrupt_deferred, lp_gap
+from ._core import LPStage, check_options, interrupt_deferred
 
 __all__ = ["DykstraSolver", "solve_dykstra", "ORDERS"]
 
@@ -850,7 +850,7 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
                         x_cand, lambda: _certify(problem, st, _packed(st), dual, neg_bty),
                         lambda: _active_rows(problem, st, order, block),
                         None if time_limit is None else start + time_limit, st["gamma"])
-                    lp_gap_now = lp_gap(problem.objective_value(lp_stage.x), lp_stage.best_bound)
+                    lp_gap_now = lp_stage.gap(problem.objective_value(lp_stage.x))
                     if done:
                         x_out = lp_stage.x
                 elapsed = time.perf_counter() - start
@@ -933,7 +933,7 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
         lp_stage.offer_bound(*_certify(problem, st, x_full, dual, neg_bty))
     lb = lp_stage.best_bound
     out.update(lower_bound=lb, bound_details=lp_stage.best_details, polish=lp_stage.polishes,
-               gap=lp_gap(fun, lb), certificates=lp_stage.certificates,
+               gap=lp_stage.gap(fun), certificates=lp_stage.certificates,
                certify_seconds=lp_stage.certify_seconds)
     if status not in (Status.OPTIMAL, Status.INTERRUPTED):
         out["message"] = message + _missed(out, tol, gap_tol)

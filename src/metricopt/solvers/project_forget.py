@@ -79,7 +79,7 @@ from ..exceptions import ConvergenceWarning, InputError, InvalidParameterError
 from ..result import Status
 from ._base import Solver
 from ._checkpoint import problem_digest, read_checkpoint, write_checkpoint
-from ._core import LPStage, check_options, interrupt_deferred, lp_gap
+from ._core import LPStage, check_options, interrupt_deferred
 
 __all__ = ["ProjectForgetSolver", "solve_project_forget"]
 
@@ -777,7 +777,7 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                                          _objectives(st, active, with_neg_bty=True)[2]),
                         lambda: _active_rows(active, mode, problem.n),
                         None if time_limit is None else start + time_limit, st["gamma"])
-                    lp_gap_now = lp_gap(problem.objective_value(lp_stage.x), lp_stage.best_bound)
+                    lp_gap_now = lp_stage.gap(problem.objective_value(lp_stage.x))
                     if next_gamma is not None:
                         _rescale(st, active, next_gamma)
                         counters["gamma"] = next_gamma
@@ -868,7 +868,7 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
     out = dict(x=x, fun=fun, status=status, message=message, nit=it,
                max_violation=float(viol), qp_primal=float(primal), qp_dual=float(dual),
                qp_gap=float(gap), history=history, gamma=st["gamma"], lam=st.get("lam"),
-               lower_bound=lb, bound_details=lp_stage.best_details, gap=lp_gap(fun, lb),
+               lower_bound=lb, bound_details=lp_stage.best_details, gap=lp_stage.gap(fun),
                polish=lp_stage.polishes, certificates=lp_stage.certificates,
                certify_seconds=lp_stage.certify_seconds,
                lp_approx_ratio=(fun / lb) if (lb is not None and lb > 0) else None,
