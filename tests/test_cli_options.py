@@ -56,13 +56,14 @@ def test_evaluate_refuses_a_non_finite_lower_bound(runner, tmp_path):
 
 
 def test_auto_accepts_the_common_solver_options(runner):
-    # on karate auto picks the exact LP, which has no gap tolerance: dropped with a warning
-    result = runner.invoke(cli, ["solve", "cc", "karate", "--method", "auto", "--gap-tol",
-                                 "1e-4", "--seed", "0", "--quiet", "--json"])
+    # on karate auto picks the exact LP, which has no gamma: dropped with a warning
+    result = runner.invoke(cli, ["solve", "cc", "karate", "--method", "auto", "--gamma",
+                                 "2", "--gap-tol", "1e-4", "--seed", "0", "--quiet", "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["method"] == "highs"
-    assert any("gap_tol" in w for w in report["warnings"])
+    assert any("gamma" in w for w in report["warnings"])
+    assert not any("gap_tol" in w for w in report["warnings"])
 
 
 def test_library_checks_arguments_before_reading():

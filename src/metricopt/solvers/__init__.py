@@ -67,10 +67,12 @@ def available_solvers():
     return [name for name in SOLVER_SPECS if get_solver(name).is_available()]
 
 
-#: Largest constraint matrix (rows) for which ``auto`` prefers the exact LP: measured,
-#: HiGHS solves the 219k-row Jaccard LP of lesmis in ~6 s and the 740k-row one of football
-#: in ~30 s, while dykstra finishes cluster deletion on Vassar85 (14.4M rows) in ~5 s.
-EXACT_ROW_LIMIT = 300_000
+#: Largest constraint matrix (rows) for which ``auto`` prefers the exact LP. Measured on
+#: 2 threads (benchmarks/README.md): dykstra with its LP polish reaches the certified
+#: LP optimum of Jaccard cc on lesmis (219k rows) in 0.5 s and football (741k) in 0.7 s,
+#: where HiGHS takes 4.7 s and 19.6 s (simplex) or 2.7 s and 23 s (PDLP); on karate
+#: (18k rows) both take well under 0.1 s and the exact LP needs no compiled kernels.
+EXACT_ROW_LIMIT = 20_000
 
 #: HiGHS's QP solver fails on the full metric-nearness QP from about n = 30 (it reports
 #: non-convexity), so ``auto`` only hands it QPs below this size.
