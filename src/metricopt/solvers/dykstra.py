@@ -62,6 +62,7 @@ from ..exceptions import ConvergenceWarning, InputError, InvalidParameterError
 from ..result import Status
 from ._base import Solver
 from ._checkpoint import problem_digest, read_checkpoint, write_checkpoint
+from . import _regularised
 from ._core import LPStage, check_options, interrupt_deferred
 
 __all__ = ["DykstraSolver", "solve_dykstra", "ORDERS"]
@@ -98,49 +99,7 @@ def _setup(problem, gamma, lam, order="diagonal"):
         def lay(a):
             return np.ascontiguousarray(a, dtype=np.float64).copy()
 
-    nvar = problem.n_variables
-    f = None
-    delta = None
-    wts = None
-    cost = None
-    raised = 0.0
-    if problem.objective == "l1":
-        g = 1.0 if gamma is None else float(gamma)
-        w0 = lay(problem.weights)
-        w = np.maximum(w0, _config.DYKSTRA_MIN_WEIGHT * max(float(w0.max(initial=0.0)), 1.0))
-        raised = float(np.sum(w - w0))
-        delta = lay(problem.target)
-        x = delta.copy()
-        f = np.full(nvar, -g)
-        wts = w
-    elif problem.objective == "l2":
-        g = 0.5
-        w0 = lay(problem.weights)
-        w = np.maximum(w0, _config.DYKSTRA_MIN_WEIGHT * max(float(w0.max(initial=0.0)), 1.0))
-        raised = float(np.sum(w - w0))
-        delta = lay(problem.target)
-        x = delta.copy()
-        wts = w
-    elif kind == "sc":
-        g = 5.0 if gamma is None else float(gamma)
-        lm = 1.0 / n if lam is None else float(lam)
-        cost = lay(problem.cost)
-        wts = np.where(cost > 0, 1.0, lm)
-        x = -g * cost / wts
-        st["lam"] = lm
-    else:  # linear objective on edges (cd) or another linear dense problem
-        g = 1.0 if gamma is None else float(gamma)
-        cost = lay(problem.cost)
-        wts = np.ones(nvar)
-        x = -g * cost
-    st.update(gamma=g, x=x, f=f, delta=delta, w=wts, winv=1.0 / wts, cost=cost, raised=raised)
-    st["has_lower"] = bool(np.isfinite(problem.lower))
-    st["has_upper"] = bool(np.isfinite(problem.upper))
-    st["lower"] = float(problem.lower) if st["has_lower"] else 0.0
-    st["upper"] = float(problem.upper) if st["has_upper"] else 0.0
-    st["z_pair"] = np.zeros((4, nvar))
-    st["z_sum"] = 0.0
-    st["sum_value"] = problem.sum_value
+    st.update(_regularised.setup(problem, gamma, lam, lay))
     if dense:
         st["tri_pos"] = np.empty(0, dtype=np.int64)
         st["tri_val"] = np.empty(0, dtype=np.float64)
@@ -153,46 +112,9 @@ def _setup(problem, gamma, lam, order="diagonal"):
     return st
 
 
-def _objectives(st, bz, x=None, f=None):
-    """QP primal, dual and ``-b'y`` (V eq. 15) of the current iterate (or of ``x, f``).
-
-    Uses ``A'y = -(W e / gamma) - c`` (exact for Dykstra iterates), so only the duals of
-    constraints with ``b != 0`` in the shifted variables are summed (``bz = b'z``).
-    """
-    g = st["gamma"]
-    w = st["w"]
-    x = st["x"] if x is None else x
-    f = st["f"] if f is None else f
-    e = x if st["delta"] is None else x - st["delta"]
-    quad = _wdot(w, e, e)
-    lin = 0.0
-    if f is not None:
-        quad += _wdot(w, f, f)
-        lin = _wdot(w, f, None)
-    elif st["cost"] is not None:
-        lin = _wdot(st["cost"], x, None)
-    neg_bty = -bz / g
-    if st["delta"] is not None:
-        neg_bty -= _wdot(w, st["delta"], e) / g
-    primal = lin + quad / (2 * g)
-    dual = neg_bty - quad / (2 * g)
-    return primal, dual, neg_bty
-
-
-def _wdot(w, a, b):
-    """``sum(w * a * b)`` (``sum(w * a)`` when ``b`` is None) without BLAS: threaded
-    ``np.dot`` leaves spinning BLAS threads that slow the serial kernels down on a
-    machine with few cores."""
-    return float(np.sum(w * a) if b is None else np.sum(w * a * b))
-
-
 def _packed(st, x=None):
     x = st["x"] if x is None else x
     return x[st["idx"]] if st["idx"] is not None else x.copy()
-
-
-def _rel_gap(primal, dual):
-    return abs(primal - dual) / max(abs(primal), abs(dual), 1e-300)
 
 
 def _dense_dual_bytes(n, with_reference=True):
@@ -317,21 +239,6 @@ def _one_pass(st, order, block, bufs, interleave=1):
     return bz, int(nnz), float(vmax), float(smax)
 
 
-def _constraint_bz(st):
-    """``b'z`` over the per-pair and sum constraints (triangles have ``b = 0``)."""
-    zp = st["z_pair"]
-    bz = 0.0
-    if st["f"] is not None:
-        bz += float(np.sum(st["delta"] * (zp[0] - zp[1])))
-    if st["has_lower"]:
-        bz -= st["lower"] * float(np.sum(zp[2]))
-    if st["has_upper"]:
-        bz += st["upper"] * float(np.sum(zp[3]))
-    if st["sum_value"] is not None:
-        bz += float(st["sum_value"]) * st["z_sum"]
-    return bz
-
-
 def _extrapolate(st, dual):
     """Safeguarded extrapolation of all duals along their direction since the last call.
 
@@ -353,13 +260,13 @@ def _extrapolate(st, dual):
     from . import _dykstra_kernels as K
 
     x, winv, f = st["x"], st["winv"], st["f"]
-    bz = _constraint_bz(st)
+    bz = _regularised.pair_bz(st)
     dx = x - st["x_ref"]
     df = None if f is None else f - st["f_ref"]
     dbz = bz - st["bz_ref"]
     samples = [dual]
     for t in (1.0, 2.0):
-        samples.append(_objectives(st, bz + t * dbz, x + t * dx,
+        samples.append(_regularised.objectives(st, bz + t * dbz, x + t * dx,
                                    None if f is None else f + t * df)[1])
     curv = (samples[2] - 2.0 * samples[1] + samples[0]) / 2.0
     slope = samples[1] - samples[0] - curv
@@ -384,8 +291,8 @@ def _extrapolate(st, dual):
         zs = zs_old + beta * (zs_old - st["z_sum_ref"])
         x -= winv * (zs - zs_old)
         st["z_sum"] = zs
-    new_bz = _constraint_bz(st)
-    _, new_dual, _ = _objectives(st, new_bz)
+    new_bz = _regularised.pair_bz(st)
+    _, new_dual, _ = _regularised.objectives(st, new_bz)
     if np.isfinite(new_dual) and new_dual > dual:
         # the reference stays at the point before the move (the kernel left its duals in
         # z_dense_ref), so the next direction includes this move: a momentum term, and
@@ -777,7 +684,7 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
             st["z_dense_ref"] = None
         elif st.get("z_dense_ref") is None or "ext_beta" not in st:
             st["z_dense_ref"] = st["z_dense"].copy()
-            _set_reference(st, _constraint_bz(st))
+            _set_reference(st, _regularised.pair_bz(st))
             st["ext_beta"] = _config.DYKSTRA_EXTRAPOLATE_START
     elif st.get("z_dense") is not None:  # checkpoint of a dense-dual run
         from . import _dykstra_kernels as K
@@ -818,8 +725,8 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
                     break
                 bz, nnz, vest, smax = _one_pass(st, order, block, bufs, interleave)
                 it += 1
-                primal, dual, neg_bty = _objectives(st, bz)
-                gap = _rel_gap(primal, dual)
+                primal, dual, neg_bty = _regularised.objectives(st, bz)
+                gap = _regularised.rel_gap(primal, dual)
                 mem = _dual_bytes(st, bufs)
                 if not np.isfinite(primal) or not np.isfinite(dual):
                     status, message = Status.NUMERICAL, "non-finite objective"
@@ -993,7 +900,7 @@ def _rounding_test(problem, st, dual, tol, gap_tol, digits):
             continue  # early exit: most candidates fail on the first rows
         if problem.max_violation(xr) > tol:
             continue
-        if _rel_gap(_qp_primal_of_packed(st, xr), dual) <= gap_tol:
+        if _regularised.rel_gap(_qp_primal_of_packed(st, xr), dual) <= gap_tol:
             return int(r), xr
     return None, None
 
@@ -1013,7 +920,7 @@ def _repair_test(problem, st, dual, tol, gap_tol):
     xr = repair_dense(problem, _packed(st))
     if xr is None or problem.max_violation(xr) > tol:
         return None
-    if _rel_gap(_qp_primal_of_packed(st, xr), dual) > gap_tol:
+    if _regularised.rel_gap(_qp_primal_of_packed(st, xr), dual) > gap_tol:
         return None
     return xr
 
@@ -1027,12 +934,12 @@ def _qp_primal_of_packed(st, xr):
     else:
         xl[:] = xr
     e = xl if st["delta"] is None else xl - st["delta"]
-    quad = _wdot(st["w"], e, e)
+    quad = _regularised.wdot(st["w"], e, e)
     if st["f"] is not None:
         quad *= 2.0
-        lin = _wdot(st["w"], np.abs(e), None)
+        lin = _regularised.wdot(st["w"], np.abs(e), None)
     elif st["cost"] is not None:
-        lin = _wdot(st["cost"], xl, None)
+        lin = _regularised.wdot(st["cost"], xl, None)
     else:
         lin = 0.0
     return lin + quad / (2 * g)

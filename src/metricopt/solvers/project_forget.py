@@ -79,11 +79,10 @@ from ..exceptions import ConvergenceWarning, InputError, InvalidParameterError
 from ..result import Status
 from ._base import Solver
 from ._checkpoint import problem_digest, read_checkpoint, write_checkpoint
+from . import _regularised
 from ._core import LPStage, check_options, interrupt_deferred
 
 __all__ = ["ProjectForgetSolver", "solve_project_forget"]
-
-_MIN_WEIGHT = 1e-12
 
 
 # ------------------------------------------------------------------- active list
@@ -161,45 +160,14 @@ class _ActiveList:
 
 # ------------------------------------------------------------------------- setup
 def _setup(problem, gamma, lam):
-    """Work arrays of the regularised QP (same regularisation as ``dykstra``, V §6)."""
-    nvar = problem.n_variables
-    st = dict(kind=problem.kind, n=problem.n, nvar=nvar, structure=problem.structure)
-    f = delta = cost = None
-    raised = 0.0
-    if problem.objective in ("l1", "l2"):
-        g = (1.0 if gamma is None else float(gamma)) if problem.objective == "l1" else 0.5
-        w0 = np.ascontiguousarray(problem.weights, dtype=np.float64)
-        w = np.maximum(w0, _MIN_WEIGHT * max(float(w0.max(initial=0.0)), 1.0))
-        raised = float(np.sum(w - w0))
-        delta = np.ascontiguousarray(problem.target, dtype=np.float64).copy()
-        x = delta.copy()
-        if problem.objective == "l1":
-            f = np.full(nvar, -g)
-    elif problem.kind == "sc":
-        g = 5.0 if gamma is None else float(gamma)
-        lm = 1.0 / problem.n if lam is None else float(lam)
-        cost = np.ascontiguousarray(problem.cost, dtype=np.float64)
-        w = np.where(cost > 0, 1.0, lm)
-        x = -g * cost / w
-        st["lam"] = lm
-    else:
-        g = 1.0 if gamma is None else float(gamma)
-        cost = np.ascontiguousarray(problem.cost, dtype=np.float64)
-        w = np.ones(nvar)
-        x = -g * cost
-    st.update(gamma=g, x=x, x0=x.copy(), f=f, delta=delta, w=w, winv=1.0 / w, cost=cost,
-              raised=raised)
-    st["has_lower"] = bool(np.isfinite(problem.lower))
-    st["has_upper"] = bool(np.isfinite(problem.upper))
-    st["lower"] = float(problem.lower) if st["has_lower"] else 0.0
-    st["upper"] = float(problem.upper) if st["has_upper"] else 0.0
-    st["z_pair"] = np.zeros((4, nvar))
-    st["z_sum"] = 0.0
-    st["sum_value"] = problem.sum_value
+    """Work arrays of the regularised QP (:func:`._regularised.setup`, as ``dykstra``)."""
+    st = dict(kind=problem.kind, n=problem.n, nvar=problem.n_variables,
+              structure=problem.structure)
+    st.update(_regularised.setup(problem, gamma, lam))
     return st
 
 
-_LAYOUT_KEYS = ("x", "x0", "f", "delta", "w", "winv", "cost")
+_LAYOUT_KEYS = ("x", "f", "delta", "w", "winv", "cost")
 
 
 def _to_layout(st, n):
@@ -243,43 +211,10 @@ def _pair_pass(st):
 
 
 def _objectives(st, active, with_neg_bty=False):
-    """QP primal and dual values of the current iterate (V eq. 15; see ``dykstra``).
-
-    With ``with_neg_bty`` also ``-b'y`` in the shifted variables ``e = x - delta`` (the
-    quantity :mod:`metricopt.bounds` calls ``minus_b_dot_y``), from the same duals.
-    Uses ``A'z = W (v0 - v)``, exact for Hildreth iterates, so only the duals of rows
-    with ``b != 0`` are summed.
-    """
-    g, w, x = st["gamma"], st["w"], st["x"]
-    z = st["z_pair"]
-    bz = active.bz()
-    if st["f"] is not None:
-        bz += float(np.dot(st["delta"], z[0] - z[1]))
-    if st["has_lower"]:
-        bz -= st["lower"] * float(z[2].sum())
-    if st["has_upper"]:
-        bz += st["upper"] * float(z[3].sum())
-    if st["sum_value"] is not None:
-        bz += float(st["sum_value"]) * st["z_sum"]
-    e = x if st["delta"] is None else x - st["delta"]
-    quad = float(np.dot(w, e * e))
-    lin = 0.0
-    if st["f"] is not None:
-        quad += float(np.dot(w, st["f"] * st["f"]))
-        lin = float(np.dot(w, st["f"]))
-    elif st["cost"] is not None:
-        lin = float(np.dot(st["cost"], x))
-    neg_bty = -bz / g
-    if st["delta"] is not None:
-        neg_bty -= float(np.dot(w, st["delta"] * e)) / g
-    if with_neg_bty:
-        return lin + quad / (2 * g), neg_bty - quad / (2 * g), neg_bty
-    return lin + quad / (2 * g), neg_bty - quad / (2 * g)
-
-
-def _rel_gap(primal, dual):
-    return abs(primal - dual) / max(abs(primal), abs(dual), 1e-300)
-
+    """QP primal and dual values of the current iterate (:func:`._regularised.objectives`;
+    with ``with_neg_bty`` also ``-b'y``), from the active list's and the pairs' duals."""
+    primal, dual, neg_bty = _regularised.objectives(st, active.bz() + _regularised.pair_bz(st))
+    return (primal, dual, neg_bty) if with_neg_bty else (primal, dual)
 
 
 def _certify(problem, st, dual, neg_bty):
@@ -763,7 +698,7 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                     viol = max(worst, problem.bound_violation(st["x"]))
                 scan_s = time.perf_counter() - t0
                 primal, dual = _objectives(st, active)
-                gap = _rel_gap(primal, dual)
+                gap = _regularised.rel_gap(primal, dual)
                 if not (np.isfinite(primal) and np.isfinite(dual)):
                     status, message = Status.NUMERICAL, "non-finite objective"
                     break
@@ -853,7 +788,7 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
     if mode == "dense":
         _from_layout(st, problem.n)
     primal, dual, neg_bty = _objectives(st, active, with_neg_bty=True)
-    gap = _rel_gap(primal, dual)
+    gap = _regularised.rel_gap(primal, dual)
     x = lp_stage.x if status == Status.OPTIMAL else st["x"].copy()
     viol = max(float(problem.max_violation(x)), 0.0)
     fun = problem.objective_value(x)
@@ -861,7 +796,7 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
     # the certificate needs x, f and the weights only: free the rest first (its inner
     # problem holds a few arrays of two entries per pair)
     del active, oracle, scanner
-    st["x0"] = st["winv"] = st["z_pair"] = None
+    st["winv"] = st["z_pair"] = None
     if status != Status.OPTIMAL:
         lp_stage.offer_bound(*_certify(problem, st, dual, neg_bty))
     lb = lp_stage.best_bound
@@ -907,7 +842,6 @@ def _rescale(st, active, gamma):
     ratio = gamma / st["gamma"]
     if st["delta"] is None:
         st["x"] *= ratio
-        st["x0"] *= ratio
     else:
         st["x"][:] = st["delta"] + ratio * (st["x"] - st["delta"])
     if st["f"] is not None:
