@@ -25,7 +25,7 @@ from .exceptions import InputError, MetricOptWarning
 __all__ = ["plot_convergence", "convergence_figure", "read_iterations"]
 
 _PANELS = (
-    ("gap", "relative gap", "gap_tol"),
+    ("gap", "certified LP gap", "gap_tol"),
     ("max_violation", "max violation", "tol"),
 )
 _AXES = (("iteration", "pass"), ("seconds", "seconds"))
@@ -43,9 +43,11 @@ def read_iterations(run):
     Returns
     -------
     data : dict of str to ndarray
-        ``iteration``, ``seconds``, ``gap``, ``max_violation``, ``full_check`` (1.0 when
-        the violation was measured over all constraints) as float arrays of equal
-        length (NaN where a value is missing). A run without per-pass records (an exact
+        ``iteration``, ``seconds``, ``gap`` (the certified LP gap; the projection
+        backends certify at the ends of their QP stages only), ``qp_gap`` (their QP's
+        relative gap), ``max_violation``, ``full_check`` (1.0 when the violation was
+        measured over all constraints) as float arrays of equal length (NaN where a
+        value is missing). A run without per-pass records (an exact
         backend) gives one point from the report: its iterations, solve seconds, final
         gap and violation.
     report : dict
@@ -74,7 +76,7 @@ def read_iterations(run):
         raise InputError(f"{path}: not a readable iterations file ({text})") from None
     if len(frame) and not report and "iteration" not in frame:
         raise InputError(f"{path}: not a metricopt iterations file (no 'iteration' column)")
-    columns = ("iteration", "seconds", "gap", "max_violation", "full_check")
+    columns = ("iteration", "seconds", "gap", "qp_gap", "max_violation", "full_check")
     if len(frame):
         data = {}
         for col in columns:
@@ -82,8 +84,8 @@ def read_iterations(run):
             data[col] = pd.to_numeric(values, errors="coerce").to_numpy(dtype=np.float64)
         return data, report
     point = {"iteration": report.get("iterations"), "seconds": report.get("solve_seconds"),
-             "gap": report.get("gap"), "max_violation": report.get("max_violation"),
-             "full_check": 1.0}
+             "gap": report.get("gap"), "qp_gap": None,
+             "max_violation": report.get("max_violation"), "full_check": 1.0}
     return {k: np.array([np.nan if v is None else float(v)], dtype=np.float64)
             for k, v in point.items()}, report
 
@@ -223,6 +225,12 @@ def convergence_figure(loaded, *, title=None):
             drawn, missing = False, []
             for (run, data, report), color in zip(loaded, colors):
                 x, y = data[xkey], data[column]
+                if column == "gap":  # the QP's own gap, between the certificates
+                    q = data.get("qp_gap", np.full(x.shape, np.nan))
+                    qok = np.isfinite(x) & np.isfinite(q) & (q > 0)
+                    if qok.any():
+                        ax.plot(x[qok], q[qok], color=color, linestyle=":", linewidth=1.0,
+                                label="QP gap" if len(loaded) == 1 else None)
                 ok = np.isfinite(x) & np.isfinite(y) & (y > 0)
                 if not ok.any():
                     missing.append((Path(run).name, color))

@@ -51,9 +51,12 @@ def _iteration_line(rec):
     if rec.get("seconds") is not None:
         parts.append(f"{rec['seconds']:8.2f}s")
     for key, label, fmt in (("primal", "primal", ".8g"), ("dual", "dual", ".8g"),
-                            ("gap", "gap", ".2e"), ("max_violation", "viol", ".2e")):
-        if rec.get(key) is not None:
-            parts.append(f"{label} {_num(rec[key], fmt)}")
+                            ("qp_gap", "qp gap", ".2e"), ("gap", "LP gap", ".2e"),
+                            ("max_violation", "viol", ".2e")):
+        value = rec.get(key)
+        # the projection backends certify the LP gap only where a QP stage ends
+        if value is not None and not (key == "gap" and value != value):
+            parts.append(f"{label} {_num(value, fmt)}")
     if rec.get("active_constraints") is not None:
         parts.append(f"active {rec['active_constraints']}")
     if rec.get("gamma") is not None:  # dykstra: the stage of its gamma-continuation

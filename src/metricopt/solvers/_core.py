@@ -164,6 +164,13 @@ class LPStage:
         self.certify_seconds = 0.0
         self.floor = GAP_FLOOR * objective_scale(problem)
 
+    def summary(self):
+        """Scalars for the report: polish seconds, rounds and rows (0 when none ran)."""
+        ran = [p for p in self.polishes if "seconds" in p]
+        return dict(polish_seconds=float(sum(p["seconds"] for p in ran)),
+                    polish_rounds=int(sum(p["rounds"] for p in ran)),
+                    polish_rows=int(max((p["rows"] for p in ran), default=0)))
+
     def gap(self, value):
         """Certified LP gap of an LP value against the best bound so far."""
         return lp_gap(value, self.best_bound, self.floor)

@@ -98,6 +98,13 @@ def warm_up(solver, problem, options):
         warnings.simplefilter("ignore")
         try:
             solver.run(tiny, **opts)
+            if "polish" in accepted and options.get("polish", "auto") is not False \
+                    and tiny.objective != "l2":
+                # the LP polish's first use loads HiGHS, scipy.sparse and the separation
+                # kernels (about 0.5 s): load them here too, outside the clock
+                from ._polish import ActiveRows, polish
+
+                polish(tiny, ActiveRows(), tol=1e-9, max_rounds=3)
         except Exception:  # the real solve reports any problem; a warm-up never fails it
             pass
     return time.perf_counter() - start

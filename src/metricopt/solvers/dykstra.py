@@ -760,6 +760,7 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
                     lp_gap_now = lp_stage.gap(problem.objective_value(lp_stage.x))
                     if done:
                         x_out = lp_stage.x
+                        viol = float(problem.max_violation(x_out))
                 elapsed = time.perf_counter() - start
                 rec = dict(iteration=it, seconds=elapsed, primal=primal, dual=dual,
                            gap=lp_gap_now, qp_gap=gap, max_violation=viol,
@@ -839,6 +840,7 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
     if status != Status.OPTIMAL and np.isfinite(dual):
         lp_stage.offer_bound(*_certify(problem, st, x_full, dual, neg_bty))
     lb = lp_stage.best_bound
+    out.update(lp_stage.summary())
     out.update(lower_bound=lb, bound_details=lp_stage.best_details, polish=lp_stage.polishes,
                gap=lp_stage.gap(fun), certificates=lp_stage.certificates,
                certify_seconds=lp_stage.certify_seconds)

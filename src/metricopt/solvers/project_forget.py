@@ -713,6 +713,8 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                         lambda: _active_rows(active, mode, problem.n),
                         None if time_limit is None else start + time_limit, st["gamma"])
                     lp_gap_now = lp_stage.gap(problem.objective_value(lp_stage.x))
+                    if done:  # the record shows the answer's violation
+                        viol = _violation(problem, lp_stage.x, mode)
                     if next_gamma is not None:
                         _rescale(st, active, next_gamma)
                         counters["gamma"] = next_gamma
@@ -789,8 +791,11 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
         _from_layout(st, problem.n)
     primal, dual, neg_bty = _objectives(st, active, with_neg_bty=True)
     gap = _regularised.rel_gap(primal, dual)
-    x = lp_stage.x if status == Status.OPTIMAL else st["x"].copy()
-    viol = max(float(problem.max_violation(x)), 0.0)
+    if status == Status.OPTIMAL:
+        x = lp_stage.x  # its violation was measured when the run ended
+    else:
+        x = st["x"].copy()
+        viol = _violation(problem, x, mode)
     fun = problem.objective_value(x)
     n_active = int(active.nc)
     # the certificate needs x, f and the weights only: free the rest first (its inner
@@ -805,7 +810,7 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                qp_gap=float(gap), history=history, gamma=st["gamma"], lam=st.get("lam"),
                lower_bound=lb, bound_details=lp_stage.best_details, gap=lp_stage.gap(fun),
                polish=lp_stage.polishes, certificates=lp_stage.certificates,
-               certify_seconds=lp_stage.certify_seconds,
+               certify_seconds=lp_stage.certify_seconds, **lp_stage.summary(),
                lp_approx_ratio=(fun / lb) if (lb is not None and lb > 0) else None,
                active_constraints=n_active, peak_memory=_peak_rss(),
                memory_estimate=need, elapsed=time.perf_counter() - start)
@@ -815,6 +820,19 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
         out["message"] = message + _missed(out, tol, gap_tol)
         warnings.warn(f"project-forget: {out['message']}", ConvergenceWarning, stacklevel=3)
     return out
+
+
+def _violation(problem, x, mode):
+    """Exact largest violation of ``x`` (problem order); dense problems through the
+    threaded scan of :mod:`._pf_dense` in the diagonal layout."""
+    if mode != "dense":
+        return max(float(problem.max_violation(x)), 0.0)
+    from ._dykstra_kernels import packed_to_diagonal_index
+    from ._pf_dense import dense_max_violation
+
+    xl = np.empty_like(x)
+    xl[packed_to_diagonal_index(problem.n)] = x
+    return max(float(dense_max_violation(xl, problem.n)), problem.bound_violation(x), 0.0)
 
 
 def _current_x(st, mode, n):
