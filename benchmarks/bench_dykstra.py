@@ -147,8 +147,9 @@ def per_triplet(n, npass=5, threads=1, order="diagonal", presize=0.0):
     """
     import numba
 
-    from metricopt.solvers import _dykstra_kernels as K
     from metricopt.solvers import _dykstra_parallel as P
+    from metricopt.solvers import _triangle_dense as D
+    from metricopt.solvers import _triangle_sparse as S
 
     x, winv = _instance(n)
     trip = n * (n - 1) * (n - 2) / 6
@@ -176,13 +177,13 @@ def per_triplet(n, npass=5, threads=1, order="diagonal", presize=0.0):
             z = np.zeros(3 * (n * (n - 1) * (n - 2) // 6))
             for k in range(1, npass + 1):
                 t, c = time.perf_counter(), time.process_time()
-                _, _, nz = K.triangle_pass_dense(x, winv, n, 16, z)
+                _, _, nz = D.triangle_pass_dense(x, winv, n, 16, z)
                 if k >= 2:
                     wall += time.perf_counter() - t
                     cpu += time.process_time() - c
             del z
         else:
-            kern = K.TRIANGLE_KERNELS[order]
+            kern = S.TRIANGLE_KERNELS[order]
             cap = max(1 << 16, int(presize * 3 * trip) + 3 * n)
             # (a, b): scratch for this pass's duals; (fp, fv): the full arrays behind
             # (pos, val); both pairs are passed on between passes, as the solver does

@@ -1,6 +1,6 @@
 /* Benchmark-only reference: one Dykstra triangle pass in plain C (no intrinsics), the same
  * algorithm, visiting order and pair layout as the numba kernels in
- * src/metricopt/solvers/_dykstra_kernels.py.
+ * src/metricopt/solvers/_triangle_sparse.py.
  * Modes "diagonal" (the earlier sparse kernel of triangle_pass_diagonal: diagonal order on
  * the diagonal layout) and "lexicographic" (triangle_pass_lexicographic: i < j < k on the
  * packed row-major layout): a row of triplets is split at the next stored dual; triplets

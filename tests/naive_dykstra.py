@@ -1,8 +1,9 @@
 """Slow plain-Python references for the Dykstra kernels (tests only).
 
 Each function performs the same Hildreth steps as its kernel in
-``metricopt.solvers._dykstra_kernels``, on explicit constraint rows and dict-held duals,
-so the two can be compared entry by entry.
+``metricopt.solvers._triangle_sparse`` (triangle passes) or
+``metricopt.solvers._constraint_kernels`` (pair, sum, edge and wedge passes), on
+explicit constraint rows and dict-held duals, so the two can be compared entry by entry.
 """
 
 

@@ -13,14 +13,17 @@ from metricopt.io import read_graph
 from metricopt.problems import build_problem
 from metricopt.problems._pairs import n_pairs, pair_index
 from metricopt.result import Status
-from metricopt.solvers import _dykstra_kernels as K
+from metricopt.solvers import _constraint_kernels as C
+from metricopt.solvers import _layouts as L
+from metricopt.solvers import _triangle_sparse as S
+from metricopt.solvers._triangle_dense import triangle_pass_dense
 from metricopt.solvers import get_solver, solve
 from metricopt.solvers.dykstra import solve_dykstra
 
 
 # ------------------------------------------------------------------ kernels vs reference
 def _diag_index(n):
-    off = K.diagonal_offsets(n)
+    off = L.diagonal_offsets(n)
     return lambda i, j: int(off[j - i] + i)
 
 
@@ -38,7 +41,7 @@ def test_triangle_kernel_matches_reference(order, n):
     x0 = rng.choice([0.0, 1.0, 0.5, 3.0], size=npair) + rng.random(npair) * 0.1
     winv = 1.0 / rng.choice([1.0, 1e-3, 1e3, 2.0], size=npair)
     block = 2 if n < 20 else 4
-    index = _diag_index(n) if K.LAYOUTS[order] == "diagonal" else _packed_index(n)
+    index = _diag_index(n) if L.LAYOUTS[order] == "diagonal" else _packed_index(n)
     x = x0.copy()
     xr = list(x0)
     duals = {}
@@ -54,7 +57,7 @@ def test_triangle_kernel_matches_reference(order, n):
             c = int(pcnt.sum())
             val = np.concatenate([pval[w, :pcnt[w]] for w in range(2)])
         else:
-            p, v, c, _, _ = K.TRIANGLE_KERNELS[order](
+            p, v, c, _, _ = S.TRIANGLE_KERNELS[order](
                 x, winv, n, block, pos, val, np.empty(1, np.int64), np.empty(1))
             pos, val = p[:c].copy(), v[:c].copy()
             assert np.all(np.diff(pos) > 0)
@@ -104,7 +107,7 @@ def test_pair_and_sum_kernels_match_reference(flags):
     z = np.zeros((4, m))
     xr, fr, zr = list(x), list(f), [[0.0] * m for _ in range(4)]
     for _ in range(3):
-        bz, nnz, _, _ = K.pair_pass(x, winv, f, d, z, 0.0, 1.0, has_f, has_lower, has_upper)
+        bz, nnz, _, _ = C.pair_pass(x, winv, f, d, z, 0.0, 1.0, has_f, has_lower, has_upper)
         naive.pair_pass(xr, fr, winv, d, zr, 0.0, 1.0, has_f, has_lower, has_upper)
         np.testing.assert_allclose(x, xr, atol=1e-12)
         np.testing.assert_allclose(z, np.array(zr), atol=1e-12)
@@ -112,7 +115,7 @@ def test_pair_and_sum_kernels_match_reference(flags):
         assert bz == pytest.approx(float(np.dot(d, z[0] - z[1])) * has_f + z[3].sum() * has_upper)
     zs, zr_s = 0.0, 0.0
     for _ in range(2):
-        zs, _, _ = K.sum_step(x, winv, zs, 4.0)
+        zs, _, _ = C.sum_step(x, winv, zs, 4.0)
         zr_s = naive.sum_step(xr, winv, zr_s, 4.0)
         np.testing.assert_allclose(x, xr, atol=1e-12)
         assert zs == pytest.approx(zr_s, abs=1e-12)
@@ -128,8 +131,8 @@ def test_edge_kernels_match_reference():
     zt, zw = np.zeros(9), np.zeros(3)
     xr, ztr, zwr = list(x), [0.0] * 9, [0.0] * 3
     for _ in range(3):
-        K.edge_triangle_pass(x, winv, tri, zt)
-        K.wedge_pass(x, winv, wed, zw)
+        C.edge_triangle_pass(x, winv, tri, zt)
+        C.wedge_pass(x, winv, wed, zw)
         naive.edge_pass(xr, winv, tri.tolist(), wed.tolist(), ztr, zwr)
         np.testing.assert_allclose(x, xr, atol=1e-12)
         np.testing.assert_allclose(zt, ztr, atol=1e-12)
@@ -150,16 +153,16 @@ def test_dense_duals_and_chunked_passes_match_sparse_kernel(n):
     pos, val = np.empty(0, np.int64), np.empty(0)
     cpos, cval = pos, val
     for _ in range(5):
-        p, v, c, vmax, _ = K.triangle_pass_diagonal(xs, winv, n, block, pos, val,
+        p, v, c, vmax, _ = S.triangle_pass_diagonal(xs, winv, n, block, pos, val,
                                                     np.empty(1, np.int64), np.empty(1))
         pos, val = p[:c].copy(), v[:c].copy()
-        vmax_dense, _, nnz = K.triangle_pass_dense(xd, winv, n, block, z)
+        vmax_dense, _, nnz = triangle_pass_dense(xd, winv, n, block, z)
         assert nnz == c
         assert vmax_dense == pytest.approx(vmax, rel=1e-12, abs=1e-15)
         state, acc = np.zeros(6, np.int64), np.zeros(2)
         nb, nv, parts = np.empty(1, np.int64), np.empty(1), 0
         while True:
-            nb, nv, done = K.triangle_rows_diagonal(xc, winv, n, block, cpos, cval, nb, nv,
+            nb, nv, done = S.triangle_rows_diagonal(xc, winv, n, block, cpos, cval, nb, nv,
                                                     state, acc, 7)
             parts += 1
             if done:
@@ -169,11 +172,11 @@ def test_dense_duals_and_chunked_passes_match_sparse_kernel(n):
         np.testing.assert_array_equal(xd, xs)
         np.testing.assert_array_equal(xc, xs)
         np.testing.assert_array_equal(cpos, pos)
-        rows = K.diagonal_rows(n, block)
-        dpos, dval = K.dense_to_sparse_duals(z, rows)
+        rows = L.diagonal_rows(n, block)
+        dpos, dval = L.dense_to_sparse_duals(z, rows)
         np.testing.assert_array_equal(dpos, pos)
         np.testing.assert_array_equal(dval, val)
-        np.testing.assert_array_equal(K.sparse_to_dense_duals(pos, val, rows), z)
+        np.testing.assert_array_equal(L.sparse_to_dense_duals(pos, val, rows), z)
 
 
 def test_diagonal_pass_change_sum_is_zero_at_a_fixed_point():
@@ -184,12 +187,12 @@ def test_diagonal_pass_change_sum_is_zero_at_a_fixed_point():
     winv = np.ones(n_pairs(n))
     empty_p, empty_v = np.empty(0, np.int64), np.empty(0)
     x = np.ones(n_pairs(n))
-    p, v, c, vmax, dsum = K.triangle_pass_diagonal(x, winv, n, 4, empty_p, empty_v,
+    p, v, c, vmax, dsum = S.triangle_pass_diagonal(x, winv, n, 4, empty_p, empty_v,
                                                    np.empty(8, np.int64), np.empty(8))
     assert (c, vmax, dsum) == (0, 0.0, 0.0)
     np.testing.assert_array_equal(x, 1.0)
     x = (np.random.default_rng(3).random(n_pairs(n)) < 0.2).astype(float)
-    p, v, c, vmax, dsum = K.triangle_pass_diagonal(x, winv, n, 4, empty_p, empty_v,
+    p, v, c, vmax, dsum = S.triangle_pass_diagonal(x, winv, n, 4, empty_p, empty_v,
                                                    np.empty(8, np.int64), np.empty(8))
     assert c > 0 and vmax > 0.0
     assert dsum >= v[:c].max()
@@ -197,9 +200,9 @@ def test_diagonal_pass_change_sum_is_zero_at_a_fixed_point():
 
 def test_packed_to_diagonal_index_is_a_permutation():
     n = 11
-    idx = K.packed_to_diagonal_index(n)
+    idx = L.packed_to_diagonal_index(n)
     assert sorted(idx.tolist()) == list(range(n_pairs(n)))
-    off = K.diagonal_offsets(n)
+    off = L.diagonal_offsets(n)
     i, j = np.triu_indices(n, 1)
     np.testing.assert_array_equal(idx, off[j - i] + i)
 
@@ -448,7 +451,7 @@ def test_continuation_keeps_the_dykstra_invariant(tmp_path, monkeypatch, duals):
                                      digest=problem_digest(problem))
         x, zp, zs = data["x"], data["z_pair"], float(data["z_sum"])
         if duals == "dense":
-            pos, val = K.dense_to_sparse_duals(data["z_dense"], K.diagonal_rows(n, 4))
+            pos, val = L.dense_to_sparse_duals(data["z_dense"], L.diagonal_rows(n, 4))
         else:
             pos, val = data["tri_pos"], data["tri_val"]
         stage = int(meta["stage"])

@@ -6,14 +6,14 @@ import pytest
 from metricopt import build_problem, read_graph, solve
 from metricopt.result import Status
 from metricopt.solvers import _active_kernels as A
-from metricopt.solvers import _dykstra_kernels as K
+from metricopt.solvers import _layouts as L
 from metricopt.solvers._polish import ActiveRows, polish
 
 from naive_active import dense_active_triangles, sparse_active_triangles
 
 
 def _to_packed(n):
-    idx = K.packed_to_diagonal_index(n)
+    idx = L.packed_to_diagonal_index(n)
     inv = np.empty_like(idx)
     inv[idx] = np.arange(idx.size)
     return inv
@@ -22,13 +22,13 @@ def _to_packed(n):
 @pytest.mark.parametrize("n,block", [(3, 16), (7, 2), (12, 16), (20, 3)])
 def test_active_kernels_match_the_reference(n, block):
     rng = np.random.default_rng(n)
-    rows = K.diagonal_rows(n, block)
+    rows = L.diagonal_rows(n, block)
     total = 3 * (n * (n - 1) * (n - 2) // 6)
     z = np.where(rng.random(total) < 0.3, rng.random(total), 0.0)
-    off = K.diagonal_offsets(n)
+    off = L.diagonal_offsets(n)
     got = A.dense_active_triangles(z, rows, off, _to_packed(n))
     assert np.array_equal(got, dense_active_triangles(z, rows, n))
-    pos, val = K.dense_to_sparse_duals(z, rows)
+    pos, val = L.dense_to_sparse_duals(z, rows)
     val[::4] = 0.0  # a stored zero is not active
     got = A.sparse_active_triangles(pos, val, rows, off, _to_packed(n))
     assert np.array_equal(got, sparse_active_triangles(pos, val, rows, n))

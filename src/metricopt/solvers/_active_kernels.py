@@ -1,7 +1,7 @@
 """numba kernels that list the triangle constraints holding a positive dual.
 
 The dykstra backend stores its triangle duals in the diagonal visiting order
-(:func:`metricopt.solvers._dykstra_kernels.diagonal_rows`): densely (three runs of
+(:func:`metricopt.solvers._layouts.diagonal_rows`): densely (three runs of
 ``length`` duals per row) or as a sparse list of positions ``3 t + c`` (constraint
 ``c`` of the ``t``-th triplet visited). Triplet ``g`` of row ``(s1, s2)`` is
 ``(g, g+s1, g+s1+s2)`` with pairs ``a = (g, g+s1)``, ``b = (g, g+s1+s2)`` and
@@ -36,9 +36,9 @@ def dense_active_triangles(z, rows, off, to_packed):
     z : ndarray of float64
         Dense duals in the layout of ``rows``.
     rows : ndarray of shape (R, 5), int64
-        :func:`~metricopt.solvers._dykstra_kernels.diagonal_rows`.
+        :func:`~metricopt.solvers._layouts.diagonal_rows`.
     off : ndarray of int64
-        :func:`~metricopt.solvers._dykstra_kernels.diagonal_offsets`.
+        :func:`~metricopt.solvers._layouts.diagonal_offsets`.
     to_packed : ndarray of int64
         Packed index of each diagonal-layout position.
 

@@ -17,7 +17,8 @@ streams two contiguous rows.
 import numba
 import numpy as np
 
-from ._dykstra_kernels import _BIG, _FM, _row, packed_row_offsets
+from ._layouts import packed_row_offsets
+from ._triangle_sparse import _BIG, _FM, _row
 
 __all__ = ["NWORKERS", "schedule", "triangle_pass_parallel"]
 

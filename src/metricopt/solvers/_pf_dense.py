@@ -3,8 +3,8 @@
 The dense oracle (Sonthalia & Gilbert, App. 8 Alg. 6) is one projecting pass over every
 triangle inequality of ``K_n``; between two such scans only the remembered constraints
 (those whose dual is positive) are projected. These kernels keep that list compact and
-visit the triangles in the *diagonal order* of :mod:`metricopt.solvers._dykstra_kernels`
-(pair ``(i, i+s)`` stored at ``off[s] + i``, :func:`~._dykstra_kernels.diagonal_offsets`;
+visit the triangles in the *diagonal order* of :mod:`metricopt.solvers._layouts`
+(pair ``(i, i+s)`` stored at ``off[s] + i``, :func:`~._layouts.diagonal_offsets`;
 triplets ``(i, i+s1, i+s1+s2)`` with ``s1`` in blocks, then ``s2``, then ``s1`` within
 the block, then ``i``), which projects far fewer inequalities in a pass than the
 lexicographic order and streams the three pairs of consecutive triplets.
@@ -33,7 +33,7 @@ import numba
 import numpy as np
 
 from .. import _config
-from ._dykstra_kernels import diagonal_offsets
+from ._layouts import diagonal_offsets
 
 __all__ = ["MAX_POSITION", "BYTES_PER_CONSTRAINT", "diagonal_offsets", "scan_rows",
            "dense_detect", "dense_merge", "dense_project", "dense_forget", "localise",

@@ -3,7 +3,7 @@
 Every kernel is pure: arrays and scalars in, arrays and scalars out. Inputs are assumed
 checked by the driver: contiguous float64 / int64 arrays of matching lengths.
 
-Conventions (the same as :mod:`metricopt.solvers._dykstra_kernels`):
+Conventions (the same as :mod:`metricopt.solvers._constraint_kernels`):
 
 * the QP is ``min c'v + (1/2 gamma) (v - delta)' W (v - delta)`` over ``a_t' v <= b_t``;
   ``winv`` is the diagonal of ``W^{-1}``;

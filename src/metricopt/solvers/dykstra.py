@@ -78,17 +78,17 @@ _DEFAULT_ROUND = tuple(range(1, 13))
 def _setup(problem, gamma, lam, order="diagonal"):
     """Work arrays of the regularised QP of ``problem`` (see the module docstring).
 
-    Dense problems are laid out as ``order`` needs (``K.LAYOUTS``): the diagonal layout
+    Dense problems are laid out as ``order`` needs (``L.LAYOUTS``): the diagonal layout
     (``st["idx"]`` maps packed to diagonal positions) or the packed one (``idx`` None).
     """
-    from . import _dykstra_kernels as K
+    from . import _layouts as L
 
     kind = problem.kind
     n = problem.n
     dense = problem.structure == "dense"
     st = dict(kind=kind, n=n, dense=dense, idx=None)
-    if dense and K.LAYOUTS[order] == "diagonal":
-        idx = K.packed_to_diagonal_index(n)
+    if dense and L.LAYOUTS[order] == "diagonal":
+        idx = L.packed_to_diagonal_index(n)
         st["idx"] = idx
 
         def lay(a):
@@ -162,7 +162,9 @@ def _one_pass(st, order, block, bufs, interleave=1):
     With ``interleave > 1`` (diagonal order only) the triangle pass is cut into that many
     parts of about equal row counts and the sum constraint is revisited after each part.
     """
-    from . import _dykstra_kernels as K
+    from . import _constraint_kernels as C
+    from . import _triangle_dense as D
+    from . import _triangle_sparse as S
 
     x, winv = st["x"], st["winv"]
     vmax = smax = 0.0
@@ -175,10 +177,10 @@ def _one_pass(st, order, block, bufs, interleave=1):
     if st["dense"] and st.get("z_dense") is not None:
         state = np.zeros(1, dtype=np.int64)
         acc = np.zeros(3)
-        while not K.triangle_rows_dense(x, winv, n, st["rows"], st["z_dense"], state, acc,
+        while not D.triangle_rows_dense(x, winv, n, st["rows"], st["z_dense"], state, acc,
                                         part):
             if has_sum:
-                st["z_sum"], _, _ = K.sum_step(x, winv, st["z_sum"], total)
+                st["z_sum"], _, _ = C.sum_step(x, winv, st["z_sum"], total)
         c = int(acc[2])
         a, m = acc[0], acc[1]
         nnz += c
@@ -198,15 +200,15 @@ def _one_pass(st, order, block, bufs, interleave=1):
             acc = np.zeros(2)
             p, v = bufs[0], bufs[1]
             while True:
-                p, v, done = K.triangle_rows_diagonal(x, winv, n, block, st["tri_pos"],
+                p, v, done = S.triangle_rows_diagonal(x, winv, n, block, st["tri_pos"],
                                                       st["tri_val"], p, v, state, acc, part)
                 if done:
                     break
                 if has_sum:
-                    st["z_sum"], _, _ = K.sum_step(x, winv, st["z_sum"], total)
+                    st["z_sum"], _, _ = C.sum_step(x, winv, st["z_sum"], total)
             c, a, m = int(state[5]), acc[0], acc[1]
         else:
-            p, v, c, a, m = K.TRIANGLE_KERNELS[order](x, winv, n, block, st["tri_pos"],
+            p, v, c, a, m = S.TRIANGLE_KERNELS[order](x, winv, n, block, st["tri_pos"],
                                                       st["tri_val"], bufs[0], bufs[1])
         if order != "parallel":
             # this pass's list becomes current; the old current buffer is next scratch
@@ -217,22 +219,22 @@ def _one_pass(st, order, block, bufs, interleave=1):
         nnz += c
         vmax, smax = max(vmax, a), max(smax, m)
     else:
-        c, a, m = K.edge_triangle_pass(x, winv, st["tri"], st["z_tri"])
+        c, a, m = C.edge_triangle_pass(x, winv, st["tri"], st["z_tri"])
         nnz += c
         vmax, smax = max(vmax, a), max(smax, m)
-        b, c, a, m = K.wedge_pass(x, winv, st["wed"], st["z_wed"])
+        b, c, a, m = C.wedge_pass(x, winv, st["wed"], st["z_wed"])
         bz += b
         nnz += c
         vmax, smax = max(vmax, a), max(smax, m)
     f = st["f"]
-    b, c, a, m = K.pair_pass(
+    b, c, a, m = C.pair_pass(
         x, winv, f if f is not None else x, st["delta"] if st["delta"] is not None else x,
         st["z_pair"], st["lower"], st["upper"], f is not None, st["has_lower"], st["has_upper"])
     bz += b
     nnz += c
     vmax, smax = max(vmax, a), max(smax, m)
     if has_sum:
-        st["z_sum"], a, m = K.sum_step(x, winv, st["z_sum"], total)
+        st["z_sum"], a, m = C.sum_step(x, winv, st["z_sum"], total)
         bz += total * st["z_sum"]
         nnz += st["z_sum"] != 0.0
         vmax, smax = max(vmax, a), max(smax, m)
@@ -257,7 +259,7 @@ def _extrapolate(st, dual):
 
     Returns True when the move was kept.
     """
-    from . import _dykstra_kernels as K
+    from . import _triangle_dense as D
 
     x, winv, f = st["x"], st["winv"], st["f"]
     bz = _regularised.pair_bz(st)
@@ -279,7 +281,7 @@ def _extrapolate(st, dual):
     f_old = None if f is None else f.copy()
     zp_old = st["z_pair"].copy()
     zs_old = st["z_sum"]
-    K.extrapolate_dense_duals(x, winv, st["n"], st["rows"], st["z_dense"], st["z_dense_ref"],
+    D.extrapolate_dense_duals(x, winv, st["n"], st["rows"], st["z_dense"], st["z_dense_ref"],
                               beta)
     zp = np.maximum(zp_old + beta * (zp_old - st["z_pair_ref"]), 0.0)
     d = zp - zp_old
@@ -674,11 +676,11 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
         bufs[0] = np.empty((NWORKERS, cap), dtype=np.int64)
         bufs[1] = np.empty((NWORKERS, cap))
     if use_dense:
-        from . import _dykstra_kernels as K
+        from . import _layouts as L
 
-        st["rows"] = K.diagonal_rows(n, block)
+        st["rows"] = L.diagonal_rows(n, block)
         if st.get("z_dense") is None:  # fresh, or a checkpoint of a sparse-dual run
-            st["z_dense"] = K.sparse_to_dense_duals(st["tri_pos"], st["tri_val"], st["rows"])
+            st["z_dense"] = L.sparse_to_dense_duals(st["tri_pos"], st["tri_val"], st["rows"])
         st["tri_pos"], st["tri_val"] = np.empty(0, dtype=np.int64), np.empty(0)
         if not extrapolate:
             st["z_dense_ref"] = None
@@ -687,10 +689,10 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
             _set_reference(st, _regularised.pair_bz(st))
             st["ext_beta"] = _config.DYKSTRA_EXTRAPOLATE_START
     elif st.get("z_dense") is not None:  # checkpoint of a dense-dual run
-        from . import _dykstra_kernels as K
+        from . import _layouts as L
 
-        st["tri_pos"], st["tri_val"] = K.dense_to_sparse_duals(st["z_dense"],
-                                                               K.diagonal_rows(n, block))
+        st["tri_pos"], st["tri_val"] = L.dense_to_sparse_duals(st["z_dense"],
+                                                               L.diagonal_rows(n, block))
         st["z_dense"] = st["z_dense_ref"] = st["z_pair_ref"] = st["x_ref"] = st["f_ref"] = None
     if st["dense"] and order != "parallel" and not use_dense:
         # current list lives in bufs[2:4] (views), the next one is written to bufs[0:2]
@@ -876,17 +878,17 @@ def _active_rows(problem, st, order, block):
     if st["idx"] is None or order != "diagonal":
         return ActiveRows(triangles=np.empty((0, 3), dtype=np.int64))
     from . import _active_kernels as A
-    from . import _dykstra_kernels as K
+    from . import _layouts as L
 
     n = st["n"]
     to_packed = np.empty_like(st["idx"])
     to_packed[st["idx"]] = np.arange(st["idx"].shape[0])
-    off = K.diagonal_offsets(n)
+    off = L.diagonal_offsets(n)
     if st.get("z_dense") is not None:
         tri = A.dense_active_triangles(st["z_dense"], st["rows"], off, to_packed)
     else:
         tri = A.sparse_active_triangles(st["tri_pos"], st["tri_val"],
-                                        K.diagonal_rows(n, block), off, to_packed)
+                                        L.diagonal_rows(n, block), off, to_packed)
     return ActiveRows(triangles=tri)
 
 
@@ -894,11 +896,11 @@ def _rounding_test(problem, st, dual, tol, gap_tol, digits):
     """Entrywise rounding test (V §5.4): the first ``r`` whose rounded ``x`` is feasible
     within ``tol`` and has QP objective within ``gap_tol`` of ``D(y)``."""
     xp = _packed(st)
-    from . import _dykstra_kernels as K
+    from . import _triangle_sparse as S
 
     for r in digits:
         xr = np.round(xp, int(r))
-        if st["dense"] and K.triangle_violation_exceeds(xr, st["n"], tol):
+        if st["dense"] and S.triangle_violation_exceeds(xr, st["n"], tol):
             continue  # early exit: most candidates fail on the first rows
         if problem.max_violation(xr) > tol:
             continue

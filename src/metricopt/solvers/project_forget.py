@@ -172,7 +172,7 @@ _LAYOUT_KEYS = ("x", "f", "delta", "w", "winv", "cost")
 
 def _to_layout(st, n):
     """Per-pair arrays of a dense problem from packed to diagonal layout (in place)."""
-    from ._dykstra_kernels import packed_to_diagonal_index
+    from ._layouts import packed_to_diagonal_index
 
     idx = packed_to_diagonal_index(n)
     st["idx"] = idx
@@ -197,7 +197,7 @@ def _from_layout(st, n):
 
 def _pair_pass(st):
     """One pass over the per-variable constraints (dense duals, never forgotten)."""
-    from ._dykstra_kernels import pair_pass, sum_step
+    from ._constraint_kernels import pair_pass, sum_step
 
     x, f = st["x"], st["f"]
     _, _, vmax, smax = pair_pass(
@@ -883,7 +883,7 @@ def _active_rows(active, mode, n):
         ta, tb, tc = ta[keep], tb[keep], tc[keep]
         side = tc >> 29
         tc = tc & (MAX_POSITION - 1)
-        from ._dykstra_kernels import packed_to_diagonal_index
+        from ._layouts import packed_to_diagonal_index
 
         idx = packed_to_diagonal_index(n)
         to_packed = np.empty_like(idx)

@@ -1,0 +1,259 @@
+"""numba Hildreth kernels of the per-variable and explicit-list constraints.
+
+Shared by the dykstra and project-forget backends: the per-pair constraints
+(:func:`pair_pass`: the ``f >= |x - d|`` split, lower and upper bounds), the equality
+``sum(x) == total`` (:func:`sum_step`), and, for sparse problems, the triangle
+constraints of explicit triangles (:func:`edge_triangle_pass`) and the covering
+constraints of open wedges (:func:`wedge_pass`), all with dense duals.
+
+Every kernel is pure: arrays and scalars in, arrays and scalars out. Inputs are assumed
+checked by the driver: contiguous float64 / int64 arrays of matching lengths.
+
+Conventions (see Veldt et al. 2019, Alg. 1-2 and §5), shared by every Hildreth kernel
+of the package (:mod:`metricopt.solvers._triangle_dense`,
+:mod:`metricopt.solvers._triangle_sparse`, :mod:`metricopt.solvers._pf_kernels`):
+
+* The QP is ``min c'v + (1/2 gamma) (v - delta)' W (v - delta)`` over constraints
+  ``a_t' v <= b_t``; ``winv`` holds the diagonal of ``W^{-1}``.
+* A dual is kept as ``z_t = gamma * y_t`` so that ``v = v0 - W^{-1} A' z`` and a visit
+  of constraint ``t`` is the Hildreth step
+  ``z_t <- max(0, z_t + (a_t' v - b_t) / (a_t' W^{-1} a_t))``,
+  ``v <- v - (z_t(new) - z_t(old)) W^{-1} a_t``.
+
+References
+----------
+.. [1] Veldt, N., Gleich, D. F., Wirth, A., & Saunderson, J. (2019). Metric-constrained
+       optimization for graph clustering algorithms. SIAM J. Math. Data Sci. 1(2), 333-355.
+.. [2] Dykstra, R. L. (1983). An algorithm for restricted least squares regression.
+       J. Amer. Statist. Assoc. 78(384), 837-842.
+"""
+
+import numba
+
+from .. import _config
+
+__all__ = ["pair_pass", "sum_step", "edge_triangle_pass", "wedge_pass"]
+
+_FM = set(_config.FASTMATH)
+
+
+@numba.njit(fastmath=_FM, cache=True)
+def pair_pass(x, winv, f, target, z, lower, upper, has_f, has_lower, has_upper):
+    """One pass over the per-pair constraints, dense duals.
+
+    For every pair ``p`` (in array order) the constraints, in this order:
+    ``x - f <= d`` and ``-x - f <= -d`` (when ``has_f``: the ``f >= |x - d|`` split of
+    V §6.2, ``d = target``, ``f`` weighted like ``x``), ``-x <= -lower`` and
+    ``x <= upper``.
+
+    Parameters
+    ----------
+    x, winv, f, target : ndarray of shape (N,)
+        ``f`` and ``target`` are ignored unless ``has_f``.
+    z : ndarray of shape (4, N)
+        Duals (``gamma * y``), updated in place; rows: f-plus, f-minus, lower, upper.
+    lower, upper : float
+    has_f, has_lower, has_upper : bool
+
+    Returns
+    -------
+    bz : float
+        ``sum_t b_t z_t`` over these constraints after the pass.
+    nnz : int
+        Nonzero duals after the pass.
+    vmax : float
+        Largest violation met at a visit.
+    smax : float
+        Largest ``|dz|``.
+    """
+    npair = x.shape[0]
+    bz = 0.0
+    nnz = 0
+    vmax = 0.0
+    smax = 0.0
+    for p in range(npair):
+        xp = x[p]
+        wp = winv[p]
+        if has_f:
+            fp = f[p]
+            dp = target[p]
+            q = 0.5 / wp
+            # x - f <= d
+            zo = z[0, p]
+            v = xp - fp - dp
+            if v > vmax:
+                vmax = v
+            zn = zo + v * q
+            if zn < 0.0:
+                zn = 0.0
+            dz = zn - zo
+            xp -= dz * wp
+            fp += dz * wp
+            z[0, p] = zn
+            if abs(dz) > smax:
+                smax = abs(dz)
+            # -x - f <= -d
+            zo = z[1, p]
+            v = dp - xp - fp
+            if v > vmax:
+                vmax = v
+            zn = zo + v * q
+            if zn < 0.0:
+                zn = 0.0
+            dz = zn - zo
+            xp += dz * wp
+            fp += dz * wp
+            z[1, p] = zn
+            if abs(dz) > smax:
+                smax = abs(dz)
+            f[p] = fp
+            bz += dp * (z[0, p] - z[1, p])
+            nnz += (z[0, p] > 0.0) + (z[1, p] > 0.0)
+        if has_lower:
+            zo = z[2, p]
+            v = lower - xp
+            if v > vmax:
+                vmax = v
+            zn = zo + v / wp
+            if zn < 0.0:
+                zn = 0.0
+            dz = zn - zo
+            xp += dz * wp
+            z[2, p] = zn
+            if abs(dz) > smax:
+                smax = abs(dz)
+            bz -= lower * zn
+            nnz += zn > 0.0
+        if has_upper:
+            zo = z[3, p]
+            v = xp - upper
+            if v > vmax:
+                vmax = v
+            zn = zo + v / wp
+            if zn < 0.0:
+                zn = 0.0
+            dz = zn - zo
+            xp -= dz * wp
+            z[3, p] = zn
+            if abs(dz) > smax:
+                smax = abs(dz)
+            bz += upper * zn
+            nnz += zn > 0.0
+        x[p] = xp
+    return bz, nnz, vmax, smax
+
+
+@numba.njit(fastmath=_FM, cache=True)
+def sum_step(x, winv, z, total):
+    """Project on the equality ``sum(x) == total`` (dual unrestricted in sign).
+
+    Returns the new dual ``z``, the violation ``|sum(x) - total|`` before the step, and
+    ``|dz|``.
+    """
+    s = 0.0
+    q = 0.0
+    for p in range(x.shape[0]):
+        s += x[p]
+        q += winv[p]
+    v = s - total
+    dz = v / q
+    for p in range(x.shape[0]):
+        x[p] -= dz * winv[p]
+    return z + dz, abs(v), abs(dz)
+
+
+@numba.njit(fastmath=_FM, cache=True)
+def edge_triangle_pass(x, winv, tri, z):
+    """One pass over the triangle constraints of explicit triangles (dense duals).
+
+    Parameters
+    ----------
+    x, winv : ndarray of shape (m,)
+    tri : ndarray of shape (t, 3), int64
+        Variable indices ``(a, b, c)``; the constraints are ``x_a <= x_b + x_c``,
+        ``x_b <= x_a + x_c``, ``x_c <= x_a + x_b`` (in this order).
+    z : ndarray of shape (3 t,)
+        Duals, updated in place.
+
+    Returns
+    -------
+    nnz : int
+    vmax, smax : float
+    """
+    nnz = 0
+    vmax = 0.0
+    smax = 0.0
+    for r in range(tri.shape[0]):
+        ia = tri[r, 0]
+        ib = tri[r, 1]
+        ic = tri[r, 2]
+        xa = x[ia]
+        xb = x[ib]
+        xc = x[ic]
+        wa = winv[ia]
+        wb = winv[ib]
+        wc = winv[ic]
+        qinv = 1.0 / (wa + wb + wc)
+        for c in range(3):
+            zo = z[3 * r + c]
+            if c == 0:
+                v = xa - xb - xc
+            elif c == 1:
+                v = xb - xa - xc
+            else:
+                v = xc - xa - xb
+            if v > vmax:
+                vmax = v
+            zn = zo + v * qinv
+            if zn < 0.0:
+                zn = 0.0
+            dz = zn - zo
+            if dz != 0.0:
+                sa = 1.0 if c == 0 else -1.0
+                sb = 1.0 if c == 1 else -1.0
+                sc = 1.0 if c == 2 else -1.0
+                xa -= dz * sa * wa
+                xb -= dz * sb * wb
+                xc -= dz * sc * wc
+                if abs(dz) > smax:
+                    smax = abs(dz)
+            z[3 * r + c] = zn
+            nnz += zn > 0.0
+        x[ia] = xa
+        x[ib] = xb
+        x[ic] = xc
+    return nnz, vmax, smax
+
+
+@numba.njit(fastmath=_FM, cache=True)
+def wedge_pass(x, winv, wed, z):
+    """One pass over ``x_a + x_b >= 1`` for the wedge rows ``(a, b)`` (dense duals).
+
+    Returns ``bz = sum b_t z_t`` (``b_t = -1``), the nonzero count, ``vmax`` and ``smax``.
+    """
+    nnz = 0
+    bz = 0.0
+    vmax = 0.0
+    smax = 0.0
+    for r in range(wed.shape[0]):
+        ia = wed[r, 0]
+        ib = wed[r, 1]
+        wa = winv[ia]
+        wb = winv[ib]
+        zo = z[r]
+        v = 1.0 - x[ia] - x[ib]
+        if v > vmax:
+            vmax = v
+        zn = zo + v / (wa + wb)
+        if zn < 0.0:
+            zn = 0.0
+        dz = zn - zo
+        if dz != 0.0:
+            x[ia] += dz * wa
+            x[ib] += dz * wb
+            if abs(dz) > smax:
+                smax = abs(dz)
+        z[r] = zn
+        bz -= zn
+        nnz += zn > 0.0
+    return bz, nnz, vmax, smax

@@ -1,0 +1,142 @@
+"""Pair layouts and visiting-order tables of the triangle kernels (numba).
+
+Dense (``K_n``) pair variables are stored in one of two layouts (:data:`LAYOUTS` names
+the one each visiting order works on):
+
+* the *diagonal layout*: pair ``(a, a + s)`` at ``off[s] + a`` (:func:`diagonal_offsets`;
+  :func:`packed_to_diagonal_index` maps the packed order onto it), used by the diagonal
+  order, which streams the three pairs of consecutive triplets;
+* the *packed* row-major layout: pair ``(i, j)``, ``i < j``, at ``r[i] + j``
+  (:func:`packed_row_offsets`, the problems' own order), used by the lexicographic and
+  parallel orders.
+
+The diagonal order visits the triplets ``(i, i+s1, i+s1+s2)`` row by row, one row per
+shape ``(s1, s2)``; :func:`diagonal_rows` tabulates the rows and where their duals start.
+Triangle duals are held either densely (every dual, row by row: the ``z0``, ``z1``,
+``z2`` of a row's triplets as three contiguous runs) or sparsely (the nonzero ones as
+``(pos, val)`` in visiting order, position ``3 t + c`` for constraint ``c`` of the
+``t``-th visited triplet); :func:`dense_to_sparse_duals` and
+:func:`sparse_to_dense_duals` convert between the two.
+
+Every kernel is pure: arrays and scalars in, arrays and scalars out.
+"""
+
+import numba
+import numpy as np
+
+__all__ = [
+    "diagonal_offsets",
+    "packed_to_diagonal_index",
+    "packed_row_offsets",
+    "diagonal_rows",
+    "dense_to_sparse_duals",
+    "sparse_to_dense_duals",
+    "LAYOUTS",
+]
+
+
+@numba.njit(cache=True)
+def diagonal_offsets(n):
+    """``off[s]`` such that pair ``(a, a+s)`` is stored at ``off[s] + a`` (``off[0]`` unused)."""
+    off = np.zeros(max(n, 1), dtype=np.int64)
+    acc = 0
+    for s in range(1, n):
+        off[s] = acc
+        acc += n - s
+    return off
+
+
+@numba.njit(cache=True)
+def packed_to_diagonal_index(n):
+    """``idx[p]``: diagonal-layout position of the ``p``-th pair in packed (row-major) order."""
+    off = diagonal_offsets(n)
+    idx = np.empty(n * (n - 1) // 2, dtype=np.int64)
+    p = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            idx[p] = off[j - i] + i
+            p += 1
+    return idx
+
+
+@numba.njit(cache=True)
+def packed_row_offsets(n):
+    """``r[i]`` such that pair ``(i, j)``, ``i < j``, is at ``r[i] + j`` in packed order."""
+    r = np.zeros(max(n, 1), dtype=np.int64)
+    for i in range(n):
+        r[i] = i * n - i * (i + 1) // 2 - i - 1
+    return r
+
+
+@numba.njit(cache=True)
+def diagonal_rows(n, block):
+    """The rows of the diagonal order, in visiting order, as an int64 array of shape
+    ``(R, 5)``: ``s1, s2, length, start, first_triplet``. Row ``(s1, s2)`` holds the
+    ``length = n - s1 - s2`` triplets ``(i, i+s1, i+s1+s2)``; its dense duals start at
+    ``start`` (``z0`` run, then ``z1``, then ``z2``) and its first triplet is the
+    ``first_triplet``-th one visited. O(n^2); computed once per solve."""
+    nrows = (n - 1) * (n - 2) // 2 if n >= 3 else 0
+    rows = np.empty((nrows, 5), dtype=np.int64)
+    r = 0
+    t = 0
+    sb = 1
+    while sb < n - 1:
+        for s2 in range(1, n - 1):
+            for s1 in range(sb, min(sb + block, n - s2)):
+                m = n - s1 - s2
+                rows[r, 0] = s1
+                rows[r, 1] = s2
+                rows[r, 2] = m
+                rows[r, 3] = 3 * t
+                rows[r, 4] = t
+                r += 1
+                t += m
+        sb += block
+    return rows
+
+
+@numba.njit(cache=True)
+def dense_to_sparse_duals(z, rows):
+    """The nonzero entries of dense duals ``z`` (layout of :func:`diagonal_rows`) as
+    ``(pos, val)`` in the sparse kernels' convention (position ``3 t + c`` for
+    constraint ``c`` of the ``t``-th triplet visited)."""
+    count = 0
+    for i in range(z.shape[0]):
+        count += z[i] != 0.0
+    pos = np.empty(count, dtype=np.int64)
+    val = np.empty(count)
+    k = 0
+    for r in range(rows.shape[0]):
+        m = rows[r, 2]
+        t3 = rows[r, 3]
+        t = rows[r, 4]
+        for g in range(m):
+            for c in range(3):
+                v = z[t3 + c * m + g]
+                if v != 0.0:
+                    pos[k] = 3 * (t + g) + c
+                    val[k] = v
+                    k += 1
+    return pos, val
+
+
+@numba.njit(cache=True)
+def sparse_to_dense_duals(pos, val, rows):
+    """Inverse of :func:`dense_to_sparse_duals`."""
+    total = 0
+    if rows.shape[0]:
+        total = rows[-1, 3] + 3 * rows[-1, 2]
+    z = np.zeros(total)
+    k = 0
+    for r in range(rows.shape[0]):
+        m = rows[r, 2]
+        t3 = rows[r, 3]
+        t = rows[r, 4]
+        while k < pos.shape[0] and pos[k] < 3 * (t + m):
+            z[t3 + (pos[k] % 3) * m + pos[k] // 3 - t] = val[k]
+            k += 1
+    return z
+
+
+#: pair layout each order works on: "diagonal" (:func:`diagonal_offsets`) or "packed"
+LAYOUTS = {"diagonal": "diagonal", "lexicographic": "packed", "parallel": "packed"}
