@@ -827,7 +827,7 @@ def _violation(problem, x, mode):
     threaded scan of :mod:`._pf_dense` in the diagonal layout."""
     if mode != "dense":
         return max(float(problem.max_violation(x)), 0.0)
-    from ._dykstra_kernels import packed_to_diagonal_index
+    from ._layouts import packed_to_diagonal_index
     from ._pf_dense import dense_max_violation
 
     xl = np.empty_like(x)
