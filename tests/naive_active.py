@@ -21,7 +21,7 @@ def _triangles_of_rows(rows, n):
 
 
 def dense_active_triangles(z, rows, n):
-    res = []
+    res, dual = [], []
     for s1, s2, m, t3, t in rows:
         for k in range(3):
             for g in range(m):
@@ -30,10 +30,12 @@ def dense_active_triangles(z, rows, n):
                     b = _packed(g, g + s1 + s2, n)
                     c = _packed(g + s1, g + s1 + s2, n)
                     res.append(((a, b, c), (b, a, c), (c, a, b))[k])
-    return np.array(res, dtype=np.int64).reshape(-1, 3)
+                    dual.append(z[t3 + k * m + g])
+    return np.array(res, dtype=np.int64).reshape(-1, 3), np.array(dual)
 
 
 def sparse_active_triangles(pos, val, rows, n):
     where = {(t, k): tri for t, k, tri in _triangles_of_rows(rows, n)}
     res = [where[(p // 3, p % 3)] for p, v in zip(pos, val) if v > 0]
-    return np.array(res, dtype=np.int64).reshape(-1, 3)
+    dual = [v for v in val if v > 0]
+    return np.array(res, dtype=np.int64).reshape(-1, 3), np.array(dual)

@@ -26,12 +26,14 @@ def test_active_kernels_match_the_reference(n, block):
     total = 3 * (n * (n - 1) * (n - 2) // 6)
     z = np.where(rng.random(total) < 0.3, rng.random(total), 0.0)
     off = L.diagonal_offsets(n)
-    got = A.dense_active_triangles(z, rows, off, _to_packed(n))
-    assert np.array_equal(got, dense_active_triangles(z, rows, n))
+    tri, dual = A.dense_active_triangles(z, rows, off, _to_packed(n))
+    ref_tri, ref_dual = dense_active_triangles(z, rows, n)
+    assert np.array_equal(tri, ref_tri) and np.array_equal(dual, ref_dual)
     pos, val = L.dense_to_sparse_duals(z, rows)
     val[::4] = 0.0  # a stored zero is not active
-    got = A.sparse_active_triangles(pos, val, rows, off, _to_packed(n))
-    assert np.array_equal(got, sparse_active_triangles(pos, val, rows, n))
+    tri, dual = A.sparse_active_triangles(pos, val, rows, off, _to_packed(n))
+    ref_tri, ref_dual = sparse_active_triangles(pos, val, rows, n)
+    assert np.array_equal(tri, ref_tri) and np.array_equal(dual, ref_dual)
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ The dykstra backend stores its triangle duals in the diagonal visiting order
 ``(g, g+s1, g+s1+s2)`` with pairs ``a = (g, g+s1)``, ``b = (g, g+s1+s2)`` and
 ``c = (g+s1, g+s1+s2)``; constraint 0 is ``x_a <= x_b + x_c``, 1 is
 ``x_b <= x_a + x_c``, 2 is ``x_c <= x_a + x_b``. Both kernels return packed pair indices
-``(long, other, other)``, the form of :func:`metricopt.solvers._lp_matrix.triangle_rows`.
+``(long, other, other)`` and the duals, the form of :func:`metricopt.solvers._lp_matrix.triangle_rows`.
 Slow references: ``tests/naive_active.py``.
 """
 
@@ -44,12 +44,14 @@ def dense_active_triangles(z, rows, off, to_packed):
 
     Returns
     -------
-    ndarray of shape (k, 3), int64
+    triangles : ndarray of shape (k, 3), int64
+    duals : ndarray of shape (k,)
     """
     count = 0
     for i in range(z.shape[0]):
         count += z[i] > 0.0
     out = np.empty((count, 3), dtype=np.int64)
+    dual = np.empty(count)
     k = 0
     for r in range(rows.shape[0]):
         s1 = rows[r, 0]
@@ -61,8 +63,9 @@ def dense_active_triangles(z, rows, off, to_packed):
                 if z[t3 + c * m + g] > 0.0:
                     _put(out, k, c, to_packed[off[s1] + g], to_packed[off[s1 + s2] + g],
                          to_packed[off[s2] + s1 + g])
+                    dual[k] = z[t3 + c * m + g]
                     k += 1
-    return out
+    return out, dual
 
 
 @numba.njit(cache=True)
@@ -79,12 +82,14 @@ def sparse_active_triangles(pos, val, rows, off, to_packed):
 
     Returns
     -------
-    ndarray of shape (k, 3), int64
+    triangles : ndarray of shape (k, 3), int64
+    duals : ndarray of shape (k,)
     """
     count = 0
     for i in range(val.shape[0]):
         count += val[i] > 0.0
     out = np.empty((count, 3), dtype=np.int64)
+    dual = np.empty(count)
     k = 0
     r = 0
     for q in range(pos.shape[0]):
@@ -99,5 +104,6 @@ def sparse_active_triangles(pos, val, rows, off, to_packed):
         g = t - rows[r, 4]
         _put(out, k, c, to_packed[off[s1] + g], to_packed[off[s1 + s2] + g],
              to_packed[off[s2] + s1 + g])
+        dual[k] = val[q]
         k += 1
-    return out
+    return out, dual
