@@ -238,8 +238,8 @@ class LPStage:
             every = active()
             rows, why = polish_rows(self.problem, every, self.max_memory)
             if rows is not None:
-                res = polish(self.problem, rows, tol=self.tol, deadline=deadline,
-                             threads=self.threads)
+                res = polish(self.problem, rows, tol=self.tol, gap_tol=self.gap_tol,
+                             deadline=deadline, threads=self.threads)
                 res["gamma"] = gamma
                 res["active_rows"] = every.n_rows
                 res["start_rows"] = rows.n_rows
