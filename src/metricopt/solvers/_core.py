@@ -38,7 +38,7 @@ from ..exceptions import InvalidParameterError
 from ..result import Status
 
 __all__ = ["check_options", "interrupt_deferred", "lp_gap", "objective_scale", "LPStage",
-           "GAMMA_GROWTH", "GAP_FLOOR"]
+           "IterationLoop", "GAMMA_GROWTH", "GAP_FLOOR"]
 
 #: Factor by which ``gamma`` grows when a converged QP stage misses the LP gap.
 GAMMA_GROWTH = 10.0
@@ -256,3 +256,119 @@ class LPStage:
         if self.problem.objective == "l2" or gamma * self.growth > MAX_GAMMA:
             return False, None
         return False, gamma * self.growth
+
+
+class IterationLoop:
+    """The bookkeeping every iterative backend's main loop shares.
+
+    Threads (set on entry, restored on exit), the iteration and time limits, the
+    per-iteration record (history, progress callback, counters), the checkpoint cadence
+    and Ctrl-C: a ``KeyboardInterrupt`` ends the loop with status ``INTERRUPTED`` and a
+    checkpoint (each iteration runs under :func:`interrupt_deferred`, so the state
+    saved is that of a whole iteration). A backend writes only its iteration::
+
+        loop = IterationLoop("passes", counters, max_iter=..., time_limit=..., ...)
+        with loop:
+            while loop.next():
+                with interrupt_deferred():
+                    ...                      # one iteration
+                    loop.record(rec)
+                    if converged:
+                        loop.stop(Status.OPTIMAL, "...")
+                        break
+                    if loop.out_of_time():
+                        break
+                    loop.checkpoint_if_due()
+
+    The clock only stops a run (time limit) and spaces checkpoints; it never changes
+    an iterate.
+
+    Parameters
+    ----------
+    unit : str
+        What one iteration is, for messages ("passes", "oracle calls").
+    counters : dict
+        ``iteration`` and ``seconds`` so far (a resumed run continues them); kept up to
+        date, and saved in checkpoints.
+    max_iter : int
+    time_limit : float or None
+    callback : callable or None
+    threads : int
+        numba threads during the loop.
+    checkpoint_every : float
+    save : callable or None
+        ``save()`` writes a checkpoint (None: no checkpoints).
+    """
+
+    def __init__(self, unit, counters, *, max_iter, time_limit=None, callback=None,
+                 threads=1, checkpoint_every=60.0, save=None):
+        self.unit, self.counters = unit, counters
+        self.max_iter, self.time_limit = max_iter, time_limit
+        self.callback, self.threads = callback, threads
+        self.checkpoint_every, self.save = checkpoint_every, save
+        self.history = []
+        self.status, self.message = Status.LIMIT, ""
+        self.it = int(counters["iteration"])
+
+    def __enter__(self):
+        import numba
+
+        self._old_threads = numba.get_num_threads()
+        numba.set_num_threads(self.threads)
+        self.start = time.perf_counter() - float(self.counters["seconds"])
+        self._last_save = time.perf_counter()
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        import numba
+
+        numba.set_num_threads(self._old_threads)
+        interrupted = kind is not None and issubclass(kind, KeyboardInterrupt)
+        if interrupted:
+            self.status = Status.INTERRUPTED
+            self.message = f"interrupted after {self.it} {self.unit}"
+            self.counters.update(iteration=self.it, seconds=self.elapsed())
+        if self.save is not None and (kind is None or interrupted):
+            self.save()
+        return interrupted
+
+    def elapsed(self):
+        """Seconds of the run so far (a resumed run's earlier seconds included)."""
+        return time.perf_counter() - self.start
+
+    @property
+    def deadline(self):
+        """``time.perf_counter()`` value of the time limit, or None."""
+        return None if self.time_limit is None else self.start + self.time_limit
+
+    def next(self):
+        """Start the next iteration; False (status set) at the iteration limit."""
+        if self.it >= self.max_iter:
+            self.stop(Status.LIMIT, f"iteration limit ({self.max_iter} {self.unit}) reached")
+            return False
+        self.it += 1
+        return True
+
+    def stop(self, status, message):
+        self.status, self.message = status, message
+
+    def record(self, rec):
+        """Keep an iteration's record, pass it to the callback, update the counters."""
+        self.history.append(rec)
+        if self.callback is not None:
+            self.callback(dict(rec))
+        self.counters.update(iteration=self.it, seconds=rec.get("seconds", self.elapsed()))
+
+    def out_of_time(self):
+        """True (status set) once the time limit is reached."""
+        if self.time_limit is not None and self.elapsed() >= self.time_limit:
+            self.stop(Status.LIMIT, f"time limit ({self.time_limit} s) reached")
+            return True
+        return False
+
+    def checkpoint_if_due(self):
+        """Write a checkpoint when ``checkpoint_every`` seconds have passed."""
+        if self.save is not None and time.perf_counter() - self._last_save >= \
+                self.checkpoint_every:
+            self.save()
+            self._last_save = time.perf_counter()

@@ -63,7 +63,7 @@ from ..result import Status
 from ._base import Solver
 from ._checkpoint import problem_digest, read_checkpoint, write_checkpoint
 from . import _regularised
-from ._core import LPStage, check_options, interrupt_deferred
+from ._core import IterationLoop, LPStage, check_options, interrupt_deferred
 
 __all__ = ["DykstraSolver", "solve_dykstra", "ORDERS"]
 
@@ -632,7 +632,6 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
                    gamma=st["gamma"], lam=st.get("lam"), interleave=interleave,
                    gammas=[float(g) for g in gammas])
     counters = dict(kind=st["kind"], n=n, iteration=0, seconds=0.0, stage=0)
-    history = []
     digest = problem_digest(problem) if (checkpoint or resume) is not None else None
     if resume is not None:
         meta = _read_checkpoint(resume, st, problem, digest)
@@ -703,37 +702,33 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
         bufs[0] = np.empty(max(1024, st["tri_pos"].shape[0]), dtype=np.int64)
         bufs[1] = np.empty(max(1024, st["tri_pos"].shape[0]))
 
-    old_threads = numba.get_num_threads()
-    want = old_threads if threads is None else min(int(threads), numba.config.NUMBA_NUM_THREADS)
-    status = Status.LIMIT
-    message = ""
+    want = numba.get_num_threads() if threads is None else min(
+        int(threads), numba.config.NUMBA_NUM_THREADS)
     rounded = None
     repaired = False
     x_out = None
     primal = dual = gap = neg_bty = np.nan
     viol = np.inf
-    start = time.perf_counter() - counters["seconds"]
-    last_ckpt = time.perf_counter()
-    it = counters["iteration"]
-    stage_start = it
+    loop = IterationLoop(
+        "passes", counters, max_iter=max_iter, time_limit=time_limit, callback=callback,
+        threads=want, checkpoint_every=checkpoint_every,
+        save=None if checkpoint is None else
+        (lambda: _write_checkpoint(checkpoint, st, counters, options, problem, digest)))
+    stage_start = loop.it
     lp_stage = LPStage(problem, tol=tol, gap_tol=gap_tol, polish=polish,
                        gamma_growth=gamma_growth, threads=want, max_memory=max_memory)
-    try:
-        numba.set_num_threads(want)
-        while True:
+    with loop:
+        while loop.next():
+            it = loop.it
             # a Ctrl-C takes effect between two iterations, so that x, the duals and the
             # counters of a checkpoint always belong together
             with interrupt_deferred():
-                if it >= max_iter:
-                    status, message = Status.LIMIT, f"iteration limit ({max_iter} passes) reached"
-                    break
                 bz, nnz, vest, smax = _one_pass(st, order, block, bufs, interleave)
-                it += 1
                 primal, dual, neg_bty = _regularised.objectives(st, bz)
                 gap = _regularised.rel_gap(primal, dual)
                 mem = _dual_bytes(st, bufs)
                 if not np.isfinite(primal) or not np.isfinite(dual):
-                    status, message = Status.NUMERICAL, "non-finite objective"
+                    loop.stop(Status.NUMERICAL, "non-finite objective")
                     break
                 warm = stage < len(gammas) - 1  # a continuation warm-up stage: no stopping test
                 full = not warm and ((it % check_every == 0) or (vest <= tol and gap <= gap_tol))
@@ -759,21 +754,16 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
                     x_cand = _packed(st) if x_out is None else x_out
                     done, next_gamma = lp_stage.finish(
                         x_cand, lambda: _certify(problem, st, _packed(st), dual, neg_bty),
-                        lambda: _active_rows(problem, st, order, block),
-                        None if time_limit is None else start + time_limit, st["gamma"])
+                        lambda: _active_rows(problem, st, order, block), loop.deadline,
+                        st["gamma"])
                     lp_gap_now = lp_stage.gap(problem.objective_value(lp_stage.x))
                     if done:
                         x_out = lp_stage.x
                         viol = float(problem.max_violation(x_out))
-                elapsed = time.perf_counter() - start
-                rec = dict(iteration=it, seconds=elapsed, primal=primal, dual=dual,
-                           gap=lp_gap_now, qp_gap=gap, max_violation=viol,
-                           full_check=bool(full), active_constraints=nnz, memory_bytes=mem,
-                           gamma=st["gamma"])
-                history.append(rec)
-                if callback is not None:
-                    callback(dict(rec))
-                counters.update(iteration=it, seconds=elapsed)
+                loop.record(dict(iteration=it, seconds=loop.elapsed(), primal=primal, dual=dual,
+                                 gap=lp_gap_now, qp_gap=gap, max_violation=viol,
+                                 full_check=bool(full), active_constraints=nnz,
+                                 memory_bytes=mem, gamma=st["gamma"]))
                 if done:
                     how = ""
                     if lp_stage.polished and x_out is not None and lp_stage.polishes:
@@ -782,9 +772,8 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
                         how = f" (x rounded to {rounded} decimals)"
                     elif repaired:
                         how = " (x repaired to exact feasibility)"
-                    status, message = Status.OPTIMAL, (
-                        f"certified LP gap {max(lp_gap_now, 0.0):.2e} <= gap_tol in {it} "
-                        f"passes{how}")
+                    loop.stop(Status.OPTIMAL, f"certified LP gap {max(lp_gap_now, 0.0):.2e} "
+                                              f"<= gap_tol in {it} passes{how}")
                     break
                 x_out = None
                 if next_gamma is not None:
@@ -800,31 +789,17 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
                     counters["stage"] = stage
                     stage_start = it
                 elif stalled:
-                    status, message = Status.STALLED, f"no change in pass {it}"
+                    loop.stop(Status.STALLED, f"no change in pass {it}")
                     break
-                if time_limit is not None and elapsed >= time_limit:
-                    status, message = Status.LIMIT, f"time limit ({time_limit} s) reached"
+                if loop.out_of_time():
                     break
                 if max_memory is not None and mem > max_memory:
-                    status = Status.LIMIT
-                    message = f"dual storage exceeds max_memory ({mem} bytes)"
+                    loop.stop(Status.LIMIT, f"dual storage exceeds max_memory ({mem} bytes)")
                     break
                 if extrapolate and it % _config.DYKSTRA_EXTRAPOLATE_EVERY == 0:
                     _extrapolate(st, dual)
-                if checkpoint is not None and time.perf_counter() - last_ckpt >= checkpoint_every:
-                    _write_checkpoint(checkpoint, st, counters, options, problem, digest)
-                    last_ckpt = time.perf_counter()
-    except KeyboardInterrupt:
-        status, message = Status.INTERRUPTED, f"interrupted after {it} passes"
-        counters.update(iteration=it, seconds=time.perf_counter() - start)
-        if checkpoint is not None:
-            # an iteration holds a Ctrl-C until it is done (interrupt_deferred), so x,
-            # the duals and the counters written here belong together
-            _write_checkpoint(checkpoint, st, counters, options, problem, digest)
-    finally:
-        numba.set_num_threads(old_threads)
-    if checkpoint is not None and status != Status.INTERRUPTED:
-        _write_checkpoint(checkpoint, st, counters, options, problem, digest)
+                loop.checkpoint_if_due()
+    status, message, history, it = loop.status, loop.message, loop.history, loop.it
 
     x_full = _packed(st)
     x = x_full if x_out is None else x_out
@@ -839,8 +814,7 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
                qp_gap=float(gap), history=history, gamma=st["gamma"], gammas=list(gammas),
                lam=st.get("lam"),
                rounded_digits=rounded, repaired=repaired,
-               dual_memory_bytes=_dual_bytes(st, bufs),
-               elapsed=time.perf_counter() - start)
+               dual_memory_bytes=_dual_bytes(st, bufs), elapsed=loop.elapsed())
     if status != Status.OPTIMAL and np.isfinite(dual):
         lp_stage.offer_bound(*_certify(problem, st, x_full, dual, neg_bty))
     lb = lp_stage.best_bound

@@ -80,7 +80,7 @@ from ..result import Status
 from ._base import Solver
 from ._checkpoint import problem_digest, read_checkpoint, write_checkpoint
 from . import _regularised
-from ._core import LPStage, check_options, interrupt_deferred
+from ._core import IterationLoop, LPStage, check_options, interrupt_deferred
 
 __all__ = ["ProjectForgetSolver", "solve_project_forget"]
 
@@ -667,27 +667,22 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
     else:
         active = _ActiveList() if oracle is not None else _TriangleList()
 
-    history = []
-    status, message = Status.LIMIT, ""
     lp_stage = LPStage(problem, tol=tol, gap_tol=gap_tol, polish=polish,
                        gamma_growth=gamma_growth, threads=nthreads, max_memory=max_memory)
     primal = dual = gap = np.nan
     viol = np.inf
     full = False
-    old_threads = numba.get_num_threads()
-    start = time.perf_counter() - counters["seconds"]
-    last_ckpt = time.perf_counter()
-    it = counters["iteration"]
-    try:
-        numba.set_num_threads(nthreads)
-        while True:
+    loop = IterationLoop(
+        "oracle calls", counters, max_iter=max_iter, time_limit=time_limit,
+        callback=callback, threads=nthreads, checkpoint_every=checkpoint_every,
+        save=None if checkpoint is None else
+        (lambda: _write_checkpoint(checkpoint, st, active, counters, problem, digest)))
+    with loop:
+        while loop.next():
+            it = loop.it
             # a Ctrl-C takes effect between two iterations (x, duals and counters of a
             # checkpoint belong together)
             with interrupt_deferred():
-                if it >= max_iter:
-                    status, message = Status.LIMIT, f"iteration limit ({max_iter} oracle calls)"
-                    break
-                it += 1
                 t0 = time.perf_counter()
                 if oracle is not None:
                     off, mem, kind, worst = oracle(st["x"])
@@ -702,7 +697,7 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                 primal, dual = _objectives(st, active)
                 gap = _regularised.rel_gap(primal, dual)
                 if not (np.isfinite(primal) and np.isfinite(dual)):
-                    status, message = Status.NUMERICAL, "non-finite objective"
+                    loop.stop(Status.NUMERICAL, "non-finite objective")
                     break
                 done = False
                 next_gamma = None
@@ -712,8 +707,8 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                         _current_x(st, mode, problem.n),
                         lambda: _certify(problem, _unlayout(st, mode, problem.n), dual,
                                          _objectives(st, active, with_neg_bty=True)[2]),
-                        lambda: _active_rows(active, mode, problem.n),
-                        None if time_limit is None else start + time_limit, st["gamma"])
+                        lambda: _active_rows(active, mode, problem.n), loop.deadline,
+                        st["gamma"])
                     lp_gap_now = lp_stage.gap(problem.objective_value(lp_stage.x))
                     if done:  # the record shows the answer's violation
                         viol = _violation(problem, lp_stage.x, mode)
@@ -728,8 +723,7 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                     _, s_pairs = _pair_pass(st)
                     active, npass, smax_all = _dense_passes(
                         st, active, passes if passes is not None else 1000,
-                        scan_s if passes is None else np.inf,
-                        None if time_limit is None else start + time_limit)
+                        scan_s if passes is None else np.inf, loop.deadline)
                     smax_all = max(smax_all, s_pairs)
                 elif not done:
                     if oracle is not None:
@@ -744,50 +738,35 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                         active.forget()
                         smax_all = max(smax_all, smax, s2)
                         npass = p + 1
-                        if time_limit is not None and time.perf_counter() - start >= time_limit:
+                        if loop.deadline is not None and time.perf_counter() >= loop.deadline:
                             break
                         if passes is None and oracle is None and p >= 1 \
                                 and time.perf_counter() - tp >= scan_s:
                             break
-                elapsed = time.perf_counter() - start
                 mem_bytes = int(max(active.nbytes, scanner.last_bytes if oracle is None else 0)
                                 + getattr(oracle, "last_bytes", 0) + 8 * 12 * st["nvar"])
-                rec = dict(iteration=it, seconds=elapsed, primal=primal, dual=dual,
-                           gap=lp_gap_now, qp_gap=gap, max_violation=float(viol),
-                           full_check=bool(full), gamma=st["gamma"],
-                           active_constraints=int(active.nc), memory_bytes=mem_bytes,
-                           constraints_found=int(found), remembered=int(active.nc),
-                           oracle_seconds=float(scan_s), passes=int(npass))
-                history.append(rec)
-                counters.update(iteration=it, seconds=elapsed)
-                if callback is not None:
-                    callback(dict(rec))
+                loop.record(dict(
+                    iteration=it, seconds=loop.elapsed(), primal=primal, dual=dual,
+                    gap=lp_gap_now, qp_gap=gap, max_violation=float(viol),
+                    full_check=bool(full), gamma=st["gamma"], active_constraints=int(active.nc),
+                    memory_bytes=mem_bytes, constraints_found=int(found),
+                    remembered=int(active.nc), oracle_seconds=float(scan_s), passes=int(npass)))
                 if done:
                     how = " (x from the LP on the active constraints)" if lp_stage.polished else ""
-                    status, message = Status.OPTIMAL, (
-                        f"certified LP gap {max(lp_gap_now, 0.0):.2e} <= gap_tol in {it} oracle "
-                        f"calls{how}")
+                    loop.stop(Status.OPTIMAL, f"certified LP gap {max(lp_gap_now, 0.0):.2e} "
+                                              f"<= gap_tol in {it} oracle calls{how}")
                     break
                 if found == 0 and smax_all == 0.0:
-                    status, message = Status.STALLED, f"no change in iteration {it}"
+                    loop.stop(Status.STALLED, f"no change in iteration {it}")
                     break
-                if time_limit is not None and elapsed >= time_limit:
-                    status, message = Status.LIMIT, f"time limit ({time_limit} s) reached"
+                if loop.out_of_time():
                     break
                 if max_memory is not None and mem_bytes > max_memory:
-                    status, message = Status.LIMIT, (
-                        f"active list exceeds max_memory ({format_bytes(mem_bytes)})")
+                    loop.stop(Status.LIMIT, f"active list exceeds max_memory "
+                                            f"({format_bytes(mem_bytes)})")
                     break
-                if checkpoint is not None and time.perf_counter() - last_ckpt >= checkpoint_every:
-                    _write_checkpoint(checkpoint, st, active, counters, problem, digest)
-                    last_ckpt = time.perf_counter()
-    except KeyboardInterrupt:
-        status, message = Status.INTERRUPTED, f"interrupted in iteration {it}"
-        counters.update(iteration=it, seconds=time.perf_counter() - start)
-    finally:
-        numba.set_num_threads(old_threads)
-    if checkpoint is not None:
-        _write_checkpoint(checkpoint, st, active, counters, problem, digest)
+                loop.checkpoint_if_due()
+    status, message, history, it = loop.status, loop.message, loop.history, loop.it
 
     if mode == "dense":
         _from_layout(st, problem.n)
@@ -815,7 +794,7 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                certify_seconds=lp_stage.certify_seconds, **lp_stage.summary(),
                lp_approx_ratio=(fun / lb) if (lb is not None and lb > 0) else None,
                active_constraints=n_active, peak_memory=_peak_rss(),
-               memory_estimate=need, elapsed=time.perf_counter() - start)
+               memory_estimate=need, elapsed=loop.elapsed())
     if status not in (Status.OPTIMAL, Status.INTERRUPTED):
         from .dykstra import _missed
 
