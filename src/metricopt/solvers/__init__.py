@@ -85,8 +85,10 @@ def choose_method(problem, *, max_memory=None):
     Rules, in order: small LPs (at most :data:`EXACT_ROW_LIMIT` constraint rows) and tiny
     QPs go to the exact ``highs`` backend when its memory estimate fits; MET(G) problems
     (cycle inequalities) go to ``project-forget``, whose memory is linear in the edges;
-    other problems go to ``dykstra`` when its estimate fits, else to ``project-forget``
-    (only violated constraints are kept).
+    dense LPs too large for dykstra's dense triangle duals (n above about 640) go to
+    ``project-forget`` too (its passes visit only the remembered constraints; a sparse-dual
+    dykstra pass over 1.2e10 triplets on ca-GrQc takes about 30 s); other problems go to
+    ``dykstra`` when its estimate fits, else to ``project-forget``.
 
     Returns
     -------
@@ -106,11 +108,20 @@ def choose_method(problem, *, max_memory=None):
     if problem.structure == "sparse":
         return "project-forget", ("cycle inequalities of MET(G): shortest-path separation with "
                                   "an active list, memory linear in the number of edges")
+    if problem.structure == "dense" and problem.objective != "l2":
+        from .dykstra import dense_duals_fit
+
+        if not dense_duals_fit(problem.n):
+            return "project-forget", (
+                f"{problem.n} nodes: too many for dykstra's dense triangle duals, so only the "
+                f"violated constraints are kept (a full dykstra pass would visit "
+                f"{problem.n * (problem.n - 1) * (problem.n - 2) // 6:,} triplets)")
     need = get_solver("dykstra").estimate_memory(problem)
     if need is not None and need <= budget:
         what = "constraints" if ncons is not None else "constraint family"
-        return "dykstra", (f"{ncons if ncons is not None else 'cycle'} {what}: cyclic projections "
-                           f"with sparse duals fit in memory (about {format_bytes(need)})")
+        polish = " with the LP polish" if problem.objective != "l2" else ""
+        return "dykstra", (f"{ncons if ncons is not None else 'cycle'} {what}: cyclic projections"
+                           f"{polish} fit in memory (about {format_bytes(need)})")
     return "project-forget", (f"dykstra would need about {format_bytes(need)} of "
                               f"{format_bytes(budget)}; only violated constraints are kept")
 

@@ -133,6 +133,12 @@ def _auto_dense_fits(need, max_memory=None):
     return avail is None or need <= avail / 4
 
 
+def dense_duals_fit(n, max_memory=None):
+    """Whether ``duals="auto"`` keeps dense triangle duals (with the extrapolation's
+    reference) on ``n`` nodes: the fast path of this backend."""
+    return _auto_dense_fits(_dense_dual_bytes(n), max_memory)
+
+
 def _dense_duals(duals, order, st, with_reference=True, max_memory=None):
     """Whether the triangle duals are stored densely (see ``duals`` of solve_dykstra);
     ``with_reference``: a second copy is kept for the extrapolation."""
