@@ -576,3 +576,34 @@ def test_cd_and_dense_cc_theorem5_bound():
         res = solve_project_forget(prob, gamma=1.0, tol=1e-3, max_iter=max_iter)
         _assert_bound(res, ref)
     assert res["lower_bound"] >= 0.99 * ref
+
+
+@pytest.mark.parametrize("kind", ["cc", "cd"])
+def test_ctrl_c_waits_for_the_iteration_and_resumes_exactly(tmp_path, monkeypatch, kind,
+                                                            sigint_raises):
+    """SIGINT during the third oracle call: the iteration finishes, the run stops with a
+    checkpoint, and resuming gives the uninterrupted answer (fixed passes: no clock)."""
+    import signal
+
+    import metricopt.solvers.project_forget as PF
+
+    problem = metricopt.build_problem(kind, metricopt.read_graph("karate"))
+    opts = dict(passes=5, threads=1, polish=False)
+    ref = solve_project_forget(problem, **opts)
+    real = PF._objectives
+    calls = []
+
+    def objectives(st, active, with_neg_bty=False):
+        calls.append(1)
+        if len(calls) == 3:
+            signal.raise_signal(signal.SIGINT)
+        return real(st, active, with_neg_bty)
+
+    monkeypatch.setattr(PF, "_objectives", objectives)
+    path = str(tmp_path / "ck.npz")
+    res = solve_project_forget(problem, checkpoint=path, **opts)
+    assert res["status"] == Status.INTERRUPTED and res["nit"] == 3
+    monkeypatch.setattr(PF, "_objectives", real)
+    again = solve_project_forget(problem, resume=path, **opts)
+    assert again["nit"] == ref["nit"]
+    np.testing.assert_array_equal(again["x"], ref["x"])
