@@ -44,6 +44,9 @@ __all__ = ["check_options", "interrupt_deferred", "lp_gap", "objective_scale", "
 GAMMA_GROWTH = 10.0
 #: ``gamma`` is not raised beyond this (the QP's conditioning degrades as ``gamma``).
 MAX_GAMMA = 1e8
+#: The polish is tried as soon as the QP's relative gap is below this at a full check:
+#: it needs the active rows, not the QP optimum.
+POLISH_QP_GAP = 1e-2
 #: The gap's denominator is at least this times the objective's scale (the cost of the
 #: trivial point, :func:`objective_scale`), so that an LP optimum of 0 certified by a
 #: bound of -1e-13 counts as closed.
@@ -200,6 +203,43 @@ class LPStage:
         if self.best_bound is not None:
             self.best_details["method"] = self.best_method
 
+    def may_polish(self, gamma):
+        """Whether a polish is still to be tried at this ``gamma``."""
+        return bool(self.polish) and not self.polished and gamma not in self._tried
+
+    def try_polish(self, active, deadline, gamma):
+        """Run the polish once per ``gamma`` (:mod:`._polish`); True when its answer
+        meets the LP gap (then ``self.x`` is it).
+
+        It needs only the active rows, not a converged QP: ``dykstra`` calls it as soon
+        as its QP gap is below :data:`POLISH_QP_GAP` at a full check; otherwise
+        :meth:`finish` does at the end of the stage. At most once per ``gamma``.
+        """
+        if not self.may_polish(gamma):
+            return False
+        from ._polish import polish, polish_rows
+
+        self._tried.add(gamma)
+        every = active()
+        rows, why = polish_rows(self.problem, every, self.max_memory)
+        if rows is None:
+            self.polishes.append(dict(skipped=why, gamma=gamma))
+            return False
+        res = polish(self.problem, rows, tol=self.tol, gap_tol=self.gap_tol,
+                     deadline=deadline, threads=self.threads)
+        res["gamma"] = gamma
+        res["active_rows"] = every.n_rows
+        res["start_rows"] = rows.n_rows
+        self.polishes.append({k: v for k, v in res.items() if k not in ("x",)})
+        self.offer_bound(res["lower_bound"], res["bound_details"], "lp_polish")
+        if res["status"] != Status.OPTIMAL:
+            return False
+        self.polished = True
+        if self.gap(self.problem.objective_value(res["x"])) <= self.gap_tol:
+            self.x = res["x"]
+            return True
+        return False
+
     def finish(self, x, certify, active, deadline, gamma):
         """Certify a converged stage's point ``x``; polish if needed.
 
@@ -231,28 +271,8 @@ class LPStage:
         value = self.problem.objective_value(x)
         if self.gap(value) <= self.gap_tol:
             return True, None
-        if self.polish and not self.polished and gamma not in self._tried:
-            from ._polish import polish, polish_rows
-
-            self._tried.add(gamma)
-            every = active()
-            rows, why = polish_rows(self.problem, every, self.max_memory)
-            if rows is not None:
-                res = polish(self.problem, rows, tol=self.tol, gap_tol=self.gap_tol,
-                             deadline=deadline, threads=self.threads)
-                res["gamma"] = gamma
-                res["active_rows"] = every.n_rows
-                res["start_rows"] = rows.n_rows
-                self.polishes.append({k: v for k, v in res.items() if k not in ("x",)})
-                self.offer_bound(res["lower_bound"], res["bound_details"], "lp_polish")
-                if res["status"] == Status.OPTIMAL:
-                    self.polished = True
-                    value_p = self.problem.objective_value(res["x"])
-                    if self.gap(value_p) <= self.gap_tol:
-                        self.x = res["x"]
-                        return True, None
-            else:
-                self.polishes.append(dict(skipped=why, gamma=gamma))
+        if self.try_polish(active, deadline, gamma):
+            return True, None
         if self.problem.objective == "l2" or gamma * self.growth > MAX_GAMMA:
             return False, None
         return False, gamma * self.growth

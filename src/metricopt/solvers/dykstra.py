@@ -63,7 +63,8 @@ from ..result import Status
 from ._base import Solver
 from ._checkpoint import problem_digest, read_checkpoint, write_checkpoint
 from . import _regularised
-from ._core import IterationLoop, LPStage, check_options, interrupt_deferred
+from ._core import (POLISH_QP_GAP, IterationLoop, LPStage, check_options,
+                    interrupt_deferred)
 
 __all__ = ["DykstraSolver", "solve_dykstra", "ORDERS"]
 
@@ -756,7 +757,16 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
                 done = False
                 next_gamma = None
                 lp_gap_now = np.nan
-                if stage_done:
+                if full and not stage_done and gap <= POLISH_QP_GAP \
+                        and lp_stage.may_polish(st["gamma"]):
+                    # the active rows are known long before the QP converges
+                    done = lp_stage.try_polish(lambda: _active_rows(problem, st, order, block),
+                                               loop.deadline, st["gamma"])
+                    if done:
+                        x_out = lp_stage.x
+                        viol = float(problem.max_violation(x_out))
+                        lp_gap_now = lp_stage.gap(problem.objective_value(x_out))
+                elif stage_done:
                     x_cand = _packed(st) if x_out is None else x_out
                     done, next_gamma = lp_stage.finish(
                         x_cand, lambda: _certify(problem, st, _packed(st), dual, neg_bty),
