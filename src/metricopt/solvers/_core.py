@@ -211,9 +211,10 @@ class LPStage:
         """Run the polish once per ``gamma`` (:mod:`._polish`); True when its answer
         meets the LP gap (then ``self.x`` is it).
 
-        It needs only the active rows, not a converged QP: ``dykstra`` calls it as soon
-        as its QP gap is below :data:`POLISH_QP_GAP` at a full check; otherwise
-        :meth:`finish` does at the end of the stage. At most once per ``gamma``.
+        It needs only the active rows, not a converged QP: ``dykstra`` calls it, for l1
+        objectives, as soon as its QP gap is below :data:`POLISH_QP_GAP` at a full
+        check; otherwise :meth:`finish` does at the end of the stage, when the
+        certificate misses the gap. At most once per ``gamma``.
         """
         if not self.may_polish(gamma):
             return False
