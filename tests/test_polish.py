@@ -95,3 +95,23 @@ def test_gamma_schedule_without_polish_reaches_the_gap(karate, method):
     assert res.gap <= 1e-3
     assert res.lower_bound <= exact * (1 + 1e-12)
     assert abs(res.fun - exact) <= 1e-3 * exact
+
+
+@pytest.mark.parametrize("method,opts", [("dykstra", {}),
+                                         ("project-forget", {"passes": 10, "threads": 1})])
+def test_a_limit_after_a_gamma_change_returns_the_last_feasible_point(karate, method, opts):
+    """Right after gamma grows the iterate is far from feasible; a run stopped there
+    returns the point its last QP stage ended at, which violates nothing beyond tol.
+    (project-forget with fixed passes: its default schedule depends on the clock.)"""
+    problem = build_problem("cc", karate)
+    full = solve(problem, method=method, polish=False, gap_tol=1e-6, **opts)
+    grown = [h["iteration"] for h, g in zip(full.history[1:], full.history)
+             if h["gamma"] > g["gamma"]]
+    assert grown
+    res = solve(problem, method=method, polish=False, gap_tol=1e-6, max_iter=grown[0],
+                **opts)
+    assert res.status_name == "limit_reached"
+    assert res.history[-1]["gamma"] > 1.0
+    assert res.max_violation <= res.options["tol"]
+    assert res.max_violation == pytest.approx(problem.max_violation(res.x), abs=1e-15)
+    assert res.lower_bound <= _exact(problem) * (1 + 1e-12)

@@ -169,9 +169,19 @@ class LPStage:
         self.polishes = []
         self.polished = False  # a polish reached the LP optimum (no second try)
         self._tried = set()  # gammas at which the polish ran
+        self.x = self.feasible_x = None
+        self.feasible_value = np.inf
         self.certificates = 0
         self.certify_seconds = 0.0
         self.floor = GAP_FLOOR * objective_scale(problem)
+
+    def answer_at_limit(self, x, violation):
+        """``(x, violation)`` to return from a run stopped by a limit: the iterate, unless
+        it violates a constraint by more than ``tol`` and a stage ended at a point that
+        does not (after a gamma change the iterate moves away from feasibility)."""
+        if violation > self.tol and self.feasible_x is not None:
+            return self.feasible_x, float(self.problem.max_violation(self.feasible_x))
+        return x, violation
 
     def summary(self):
         """Scalars for the report: polish seconds, rounds and rows (0 when none ran)."""
@@ -269,6 +279,11 @@ class LPStage:
         self.certify_seconds += time.perf_counter() - t0
         self.offer_bound(lb, details)
         self.x = x
+        # the best point met so far that violates nothing by more than tol: what a run
+        # stopped later by a limit returns when its iterate is worse
+        value = self.problem.objective_value(x)
+        if self.feasible_x is None or value < self.feasible_value:
+            self.feasible_x, self.feasible_value = x, value
         value = self.problem.objective_value(x)
         if self.gap(value) <= self.gap_tol:
             return True, None

@@ -828,6 +828,8 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
     if status == Status.INTERRUPTED or not history or not history[-1]["full_check"] \
             or x_out is not None:
         viol = problem.max_violation(x)
+    if status != Status.OPTIMAL:
+        x, viol = lp_stage.answer_at_limit(x, viol)
     if stage < len(gammas) - 1:
         message += f" (in the continuation stage gamma = {st['gamma']:.6g})"
     fun = problem.objective_value(x)

@@ -777,6 +777,7 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
     else:
         x = st["x"].copy()
         viol = _violation(problem, x, mode)
+        x, viol = lp_stage.answer_at_limit(x, viol)
     fun = problem.objective_value(x)
     n_active = int(active.nc)
     # the certificate needs x, f and the weights only: free the rest first (its inner
