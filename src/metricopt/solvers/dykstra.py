@@ -52,7 +52,6 @@ References
        Hildreth iterates)
 """
 
-import time
 import warnings
 
 import numpy as np
