@@ -284,7 +284,6 @@ class LPStage:
         value = self.problem.objective_value(x)
         if self.feasible_x is None or value < self.feasible_value:
             self.feasible_x, self.feasible_value = x, value
-        value = self.problem.objective_value(x)
         if self.gap(value) <= self.gap_tol:
             return True, None
         if self.try_polish(active, deadline, gamma):
