@@ -20,8 +20,9 @@ of an optimal dual, see :func:`exact_values.below_optimum_slack`):
 Instances: every LP kind (Jaccard and unit-weight correlation clustering, sparsest cut,
 cluster deletion, metric nearness with p = 1) on the bundled graphs (exact values from
 :data:`exact_values.BUNDLED_EXACT`) and on seeded random graphs; random stopping points
-(``max_iter``) as a property test; signed correlation clustering (MET(G), sparse) with
-``project-forget`` against ``highs-lazy``. The runs use the backends' defaults with
+(``max_iter``) as a property test; MET(G) problems (signed correlation clustering and
+metric nearness from a weighted edge list, 20 seeds each, up to 40 nodes) with
+``project-forget`` and ``auto`` against ``highs-lazy``. The runs use the backends' defaults with
 ``gap_tol=1e-4`` and nothing else, as a user would.
 """
 
@@ -209,16 +210,42 @@ def random_signed_graph(seed, n, m):
     return make_graph(n, edges, weights, name=f"signed{n}-{seed}")
 
 
-@pytest.mark.parametrize("seed", range(4))
-def test_signed_project_forget_against_highs_lazy(seed):
-    n, m = 12 + 2 * seed, 30 + 6 * seed
-    prob = build_problem("cc", random_signed_graph(seed, n, m), weights="signed")
+def random_weighted_graph(seed, n, m):
+    """A seeded positively weighted graph (``mn`` from a weighted edge list, MET(G))."""
+    rng = np.random.default_rng(1000 + seed)
+    path = [(i, i + 1) for i in range(n - 1)]
+    i, j = np.triu_indices(n, 2)
+    order = rng.permutation(i.size)[: m - len(path)]
+    edges = path + list(zip(i[order].tolist(), j[order].tolist()))
+    return make_graph(n, edges, rng.uniform(0.1, 2.0, len(edges)), name=f"weighted{n}-{seed}")
+
+
+SPARSE_SEEDS = range(20)
+
+
+def _sparse_instance(kind, seed):
+    """Seed 0..19: 10 to 40 nodes, 2.5 edges per node."""
+    n = 10 + (seed * 30) // 19
+    m = int(2.5 * n)
+    if kind == "signed":
+        return build_problem("cc", random_signed_graph(seed, n, m), weights="signed"), (n, m)
+    return build_problem("mn", random_weighted_graph(seed, n, m), p=1), (n, m)
+
+
+@pytest.mark.parametrize("kind", ["signed", "weighted"])
+@pytest.mark.parametrize("seed", SPARSE_SEEDS)
+def test_sparse_against_highs_lazy(kind, seed):
+    """MET(G) problems (signed ``cc``, ``mn`` from a weighted edge list) meet gap_tol
+    with ``project-forget`` and ``auto``, against ``highs-lazy`` and the full LP."""
+    prob, (n, m) = _sparse_instance(kind, seed)
     assert prob.structure == "sparse"
     lazy = _solve(prob, "highs-lazy")
     assert lazy.status_name == "optimal", lazy.message
-    exact = exact_lp(prob, ("signed", seed, n, m))
+    exact = exact_lp(prob, (kind, seed, n, m))
     # the lazy cycle rows and the full embedding in K_n give the same optimum
     assert abs(lazy.fun - exact.value) <= 1e-7 * max(1.0, abs(exact.value))
     exact = ExactLP(lazy.fun, exact.dual_l1, "highs-lazy")
-    res = _solve(prob, "project-forget", gap_tol=GAP_TOL)
-    check_contract(res, prob, exact, GAP_TOL, what=f"signed n={n} m={m} seed={seed}")
+    for method in ("project-forget", "auto"):
+        res = _solve(prob, method, gap_tol=GAP_TOL)
+        assert res.status_name == "optimal", f"{method}: {res.message}"
+        check_contract(res, prob, exact, GAP_TOL, what=f"{kind} n={n} m={m} seed={seed}")

@@ -368,6 +368,27 @@ def bound_exceeds(numerator, lower_bound):
     return numerator < lower_bound - RATIO_ROUNDOFF * abs(lower_bound)
 
 
+def _lp_value_below_bound(lp_value, lower_bound, max_violation):
+    """Why ``lp_value`` lies below ``lower_bound``, or None when it does not.
+
+    The bound holds for every feasible point; ``x`` may violate constraints by up to the
+    tolerance, and then its value can be slightly below the LP optimum (or, with no
+    violation, below by round-off). The report says so next to the numbers.
+    """
+    if lp_value is None or lower_bound is None:
+        return None
+    lp_value, lower_bound = float(lp_value), float(lower_bound)
+    if not (np.isfinite(lp_value) and np.isfinite(lower_bound)) or lp_value >= lower_bound:
+        return None
+    relative = (lower_bound - lp_value) / max(abs(lower_bound), 1e-300)
+    viol = None if max_violation is None else float(max_violation)
+    why = (f"the returned x violates constraints by up to {viol:.3g}, and such a point can "
+           f"score below the LP optimum; every feasible point scores at least the bound"
+           if viol is not None and viol > 0.0 else "round-off in the objective's sum")
+    return (f"lp_value {lp_value:.10g} lies below the certified lower bound "
+            f"{lower_bound:.10g} (relative {relative:.2g}): {why}")
+
+
 def _versions():
     out = {"python": platform.python_version()}
     for name in _VERSIONED:
@@ -453,6 +474,9 @@ def _build_report(outcome, source, read_options, solver, caught, command, round_
             lp_ratio = float(lp_value) / float(lower_bound)
     elif 1.0 - RATIO_ROUNDOFF <= lp_ratio < 1.0:
         lp_ratio = 1.0
+    below = _lp_value_below_bound(lp_value, lower_bound, result.get("max_violation"))
+    if below is not None:
+        warnings.warn(below, MetricOptWarning, stacklevel=2)
     rounded_objective = None if rounded is None else rounded.get("objective")
     if bound_exceeds(rounded_objective, lower_bound):
         warnings.warn(f"the rounded objective {rounded_objective:.10g} lies below the lower "
@@ -486,7 +510,8 @@ def _build_report(outcome, source, read_options, solver, caught, command, round_
         "peak_memory_bytes": _peak_memory_bytes(),
         "rounding": _rounding_section(rounded, round_opts),
         "solver_extras": _solver_extras(result),
-        "warnings": [f"{w.category.__name__}: {w.message}" for w in caught],
+        "warnings": [f"{w.category.__name__}: {w.message}" for w in caught]
+        + ([] if below is None else [f"{MetricOptWarning.__name__}: {below}"]),
         "files": {},
     }
 

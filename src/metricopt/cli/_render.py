@@ -165,6 +165,16 @@ def _kv_table(title, rows):
     return table
 
 
+def _below_bound_text(report):
+    lp_value, bound = report.get("lp_value"), report.get("lower_bound")
+    if lp_value is None or bound is None or not lp_value < bound:
+        return ""
+    viol = report.get("max_violation")
+    if viol:
+        return f"  (below the bound: x violates constraints by up to {viol:.2e})"
+    return "  (below the bound by round-off)"
+
+
 def run_summary(report):
     """Summary table of a ``solve`` or ``bound`` run."""
     graph, problem, rnd = report["graph"], report["problem"], report.get("rounding")
@@ -174,7 +184,7 @@ def run_summary(report):
                     f"{problem['n_variables']} variables"),
         ("method", report["method"] + (f"  (auto: {report['auto_reason']})" if report.get("auto_reason") else "")),
         ("status", f"{report['status_name']}: {report['message']}"),
-        ("LP value", _num(report.get("lp_value"), ".10g")),
+        ("LP value", _num(report.get("lp_value"), ".10g") + _below_bound_text(report)),
         ("lower bound", _num(report.get("lower_bound"), ".10g")),
         ("LP / bound", _num(report.get("lp_approx_ratio"), ".6f")),
     ]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from ..exceptions import MetricOptError
+from ..exceptions import ConvergenceWarning, MetricOptError
 from . import _render as render
 from ._options import (
     KINDS,
@@ -101,7 +101,11 @@ class MetricoptGroup(click.Group):
             click.echo("Error: interrupted by the user", err=True)
             ctx.exit(EXIT_INTERRUPTED)
         finally:
+            # the solver's own "stopped early" warning repeats the line solve printed
+            said = ctx.meta.get("metricopt.stopped_early")
             for w in caught:
+                if said and issubclass(w.category, ConvergenceWarning) and said in str(w.message):
+                    continue
                 render.warning(_one_line(w.message))
 
 
@@ -182,6 +186,7 @@ def _run(ctx, kind, graph, opts, *, bound_only):
                       f"({outcome.report['status_name']}): {outcome.report['message']}")
         )
     if not outcome.report["success"]:
+        ctx.meta["metricopt.stopped_early"] = outcome.report["message"]
         render.warning(f"{outcome.report['method']} stopped early "
                        f"({outcome.report['status_name']}): {outcome.report['message']}")
 

@@ -252,7 +252,26 @@ def solve(problem, method=None, *, callback=None, warm_up=True, **options):
 
         res["gap"] = lp_gap(res["fun"], res["lower_bound"], GAP_FLOOR * objective_scale(problem))
     _hold_to_contract(res)
+    _note_overrun(res, options.get("time_limit"), elapsed)
     return res
+
+
+OVERRUN_ALLOWANCE = 1.0
+"""Seconds a run may end past its ``time_limit`` without a note: limits are checked
+between passes, and a pass or certificate in progress is finished."""
+
+
+def _note_overrun(res, time_limit, elapsed):
+    """Say in the result when a run ended more than :data:`OVERRUN_ALLOWANCE` seconds
+    past ``time_limit`` (``time_overrun``, seconds, and a note in the message)."""
+    if time_limit is None:
+        return
+    over = float(elapsed) - float(time_limit)
+    res["time_overrun"] = max(over, 0.0)
+    if over > OVERRUN_ALLOWANCE:
+        res["message"] = (f"{res.get('message', '')} (ended {over:.1f} s past the time limit "
+                          f"of {float(time_limit):g} s: a pass, an external solver call or "
+                          f"the certificate in progress was finished)")
 
 
 def _hold_to_contract(res):

@@ -34,8 +34,11 @@ Oracles by problem structure:
     positions, the side in two spare bits, a float64 dual; no duplicates). Then one
     pass over every pair's own constraints, and passes over the remembered list and
     the pairs it touches only (gathered into contiguous arrays), forgetting after each,
-    until a pass changes no dual (relative ``1e-13``), 1000 passes, or as long as the
-    scan took (``sc``, whose sum constraint couples all pairs, passes over all pairs).
+    until a pass changes no dual (relative ``1e-13``), 1000 passes, or until the passes
+    have done as much work as the scan (``sc``, whose sum constraint couples all pairs,
+    passes over all pairs). Work is counted in operations, never measured by the clock
+    (:func:`_scan_work`, :func:`_pass_work`), so a run repeats exactly on any machine,
+    load and thread count.
     The remembered list holds only constraints whose dual stayed positive, so it is
     small: about 1.5e5 constraints (3 MB) at convergence on ca-GrQc (n = 4158).
     PF Alg. 6 projects while it scans; a serial projecting scan in this order was
@@ -416,17 +419,36 @@ class _DenseOracle:
 
 _PAIR_KEYS = ("x", "winv", "f", "delta")
 
+# Relative cost of the dense oracle and of a projection pass, in nanoseconds of one
+# thread of the reference machine (2-core Xeon, ``benchmarks/pf_pass_costs.py``). They
+# only set how many passes follow a scan, so that passes and scans take comparable
+# time; the clock never does (a schedule must not depend on the machine's load).
+SCAN_NS_PER_TRIPLET = 2.8  # dense_detect, per triplet of K_n
+MERGE_NS_PER_ROW = 40.0  # dense_merge, per remembered or found constraint
+PASS_NS_PER_TRIANGLE = 11.0  # one Hildreth step and its forget test
+PASS_NS_PER_PAIR = 2.0  # one pass over a pair's own constraints
 
-def _dense_passes(st, active, k_max, budget_s, deadline):
+
+def _scan_work(n, rows):
+    """Work of one dense oracle call on ``K_n`` that merges ``rows`` constraints."""
+    return SCAN_NS_PER_TRIPLET * (n * (n - 1) * (n - 2) / 6) + MERGE_NS_PER_ROW * rows
+
+
+def _pass_work(triangles, pairs):
+    """Work of one projection pass over ``triangles`` listed constraints and ``pairs``."""
+    return PASS_NS_PER_TRIANGLE * triangles + PASS_NS_PER_PAIR * pairs
+
+
+def _dense_passes(st, active, k_max, budget, deadline):
     """Projection passes over the remembered triangles and their pairs only.
 
     The pairs that occur in the list are gathered into contiguous arrays
     (:func:`._pf_dense.localise`); each pass projects the list, then the per-pair
     constraints of those pairs, then forgets. The other pairs' constraints do not
     interact with the list; they get one pass per outer iteration (the caller's full
-    pair pass). Stops after ``k_max`` passes, after ``budget_s`` seconds (at least 2
-    passes), at ``deadline``, or when a pass changes no dual by more than
-    ``1e-13`` (relative).
+    pair pass). Stops after ``k_max`` passes, once the passes' work
+    (:func:`_pass_work`) reaches ``budget`` (at least 2 passes), at ``deadline``, or
+    when a pass changes no dual by more than ``1e-13`` (relative).
 
     Returns ``(active, passes, smax)``.
     """
@@ -441,20 +463,21 @@ def _dense_passes(st, active, k_max, budget_s, deadline):
         sub[k] = st[k]
     sub["sum_value"] = None
     lst = _TriangleList(la, lb, lc, active.z[: active.nc].copy(), active.nc)
-    t0 = time.perf_counter()
     scale = max(1.0, float(np.max(np.abs(sub["x"]))))
     smax_all = 0.0
+    work = 0.0
     p = 0
     while p < k_max:
+        work += _pass_work(lst.nc, used.shape[0])
         _, smax, _ = lst.project(sub["x"], sub["winv"])
         _, s2 = _pair_pass(sub)
         lst.forget()
         p += 1
         smax_all = max(smax_all, smax, s2)
-        now = time.perf_counter()
         if max(smax, s2) <= 1e-13 * scale:
             break
-        if (deadline is not None and now >= deadline) or (p >= 2 and now - t0 >= budget_s):
+        if (deadline is not None and time.perf_counter() >= deadline) or \
+                (p >= 2 and work >= budget):
             break
     st["x"][used] = sub["x"]
     if st["f"] is not None:
@@ -690,7 +713,9 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                     viol = max(worst, problem.bound_violation(st["x"]))
                     full = True
                 else:
+                    rows = active.nc
                     active, worst, found = scanner(st["x"], active)
+                    scan_work = _scan_work(problem.n, rows + found)
                     full = True
                     viol = max(worst, problem.bound_violation(st["x"]))
                 scan_s = time.perf_counter() - t0
@@ -723,7 +748,7 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                     _, s_pairs = _pair_pass(st)
                     active, npass, smax_all = _dense_passes(
                         st, active, passes if passes is not None else 1000,
-                        scan_s if passes is None else np.inf, loop.deadline)
+                        scan_work if passes is None else np.inf, loop.deadline)
                     smax_all = max(smax_all, s_pairs)
                 elif not done:
                     if oracle is not None:
@@ -731,8 +756,9 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                     # projection passes over the active list, forgetting after each (Alg. 7)
                     k = passes if passes is not None else (5 * min(it, 15) if oracle is not None
                                                            else 1000)
-                    tp = time.perf_counter()
+                    work = 0.0
                     for p in range(k):
+                        work += _pass_work(active.nc, st["nvar"])
                         _, smax, _ = active.project(st["x"], st["winv"])
                         _, s2 = _pair_pass(st)
                         active.forget()
@@ -741,7 +767,7 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                         if loop.deadline is not None and time.perf_counter() >= loop.deadline:
                             break
                         if passes is None and oracle is None and p >= 1 \
-                                and time.perf_counter() - tp >= scan_s:
+                                and work >= scan_work:
                             break
                 mem_bytes = int(max(active.nbytes, scanner.last_bytes if oracle is None else 0)
                                 + getattr(oracle, "last_bytes", 0) + 8 * 12 * st["nvar"])
