@@ -138,6 +138,17 @@ def test_matrices_symmetric_or_not_and_weights():
     assert read_graph(unit, weighted=True).weights.tolist() == [1.0, 1.0]
 
 
+def test_igraph_names_and_weights():
+    ig = pytest.importorskip("igraph")
+    graph = ig.Graph(edges=[(0, 1), (1, 2), (2, 0)], directed=True)
+    graph.vs["name"] = ["x", "y", "z"]
+    graph.es["sign"] = [1.0, -1.0, None]
+    with pytest.warns(MetricOptWarning, match="^igraph graph: 1 edge has no 'sign' attribute"):
+        g = read_graph(graph, weight="sign")
+    assert g.labels.tolist() == ["x", "y", "z"]
+    assert g.weights.tolist() == [1.0, 1.0, -1.0]  # (x,y), (x,z), (y,z)
+
+
 def test_pandas_weight_column():
     frame = pd.DataFrame({"source": [1, 2, 3], "target": [2, 3, 1], "w": [1.0, -1.0, 0.5]})
     g = read_graph(frame, weight="w")
@@ -279,6 +290,16 @@ def test_export_of_a_cut_and_usage_errors(runner, tmp_path):
                           (["cc", "karate", "--export", "x.csv"], "must end in .graphml or .gexf")):
         result = runner.invoke(cli, ["solve", *args])
         assert result.exit_code == 2 and message in result.stderr
+
+
+@pytest.mark.parametrize("module", ["metricopt.io.graphs", "metricopt.io.exports",
+                                    "metricopt.metric_check"])
+def test_docstring_examples_run(module):
+    import doctest
+    import importlib
+
+    failures, _ = doctest.testmod(importlib.import_module(module))
+    assert failures == 0
 
 
 def test_readme_networkx_example_runs(capsys):

@@ -34,11 +34,20 @@ def _console():
 _UNBOUNDED = 100_000
 
 
+class _OutputConsole(Console):
+    """A console on stdout whose reader may leave early (``| head``)."""
+
+    def on_broken_pipe(self):
+        # rich exits with status 1 here; the command group ends quietly with 0 instead
+        self.quiet = True
+        raise BrokenPipeError
+
+
 def output_console():
     """A console on stdout, for a command's answer; unbounded width off a terminal."""
-    console = Console(highlight=False, soft_wrap=False)
+    console = _OutputConsole(highlight=False, soft_wrap=False)
     if not console.is_terminal:
-        console = Console(highlight=False, soft_wrap=False, width=_UNBOUNDED)
+        console = _OutputConsole(highlight=False, soft_wrap=False, width=_UNBOUNDED)
     return console
 
 
