@@ -16,7 +16,7 @@ import numbers
 
 import numpy as np
 
-from .exceptions import InvalidParameterError
+from .exceptions import InvalidParameterError, MetricOptError
 from .result import RichResult
 
 __all__ = ["MetricCheck", "check_metric", "repair_metric", "DEFAULT_TOL"]
@@ -186,6 +186,11 @@ def repair_metric(data, *, p=2, method="auto", tol=DEFAULT_TOL, **solver_options
         backend gives one), ``method``, ``status_name``, ``message``, ``closure_change``
         (largest change made by the closure) and ``check`` (:func:`check_metric` of
         ``matrix``).
+
+    Raises
+    ------
+    MetricOptError
+        When the backend returns no solution (a limit reached before any iterate).
     """
     from . import solve
     from .problems import build_problem
@@ -197,7 +202,7 @@ def repair_metric(data, *, p=2, method="auto", tol=DEFAULT_TOL, **solver_options
     problem = build_problem("mn", matrix, p=p)
     result = solve(problem, method, **solver_options)
     if result.get("x") is None:
-        raise InvalidParameterError(f"{result['method']} returned no solution "
+        raise MetricOptError(f"{result['method']} returned no solution "
                                     f"({result['status_name']}): {result['message']}")
     x = np.maximum(np.asarray(result["x"], dtype=np.float64), 0.0)
     closed = metric_closure(x, matrix.n)

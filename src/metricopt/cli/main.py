@@ -1,7 +1,8 @@
 """The ``metricopt`` commands: thin wrappers over :mod:`metricopt.pipeline`.
 
 Each command parses its options, calls one library function and hands the result to
-:mod:`metricopt.cli._render` (stderr) or prints JSON (stdout). Library errors become a
+:mod:`metricopt.cli._render` (progress and summaries on stderr; the tables that are a
+listing's or a check's answer on stdout) or prints JSON (stdout). Library errors become a
 one-line ``Error: ...`` and exit code 1; usage errors exit 2; Ctrl-C exits 130.
 """
 

@@ -121,21 +121,22 @@ def _node_order(nodes):
     return list(range(len(nodes)))
 
 
-def _encode(nodes, us, vs, where):
-    """Internal ids of the endpoints ``us``, ``vs`` of the edges, and the labels."""
-    nodes = list(nodes)
-    order = _node_order(nodes)
+def _relabel(nodes):
+    """The internal id of each position of ``nodes``, and the labels in internal order."""
+    order = np.asarray(_node_order(nodes), dtype=np.int64)
+    rank = np.empty(len(nodes), dtype=np.int64)
+    rank[order] = np.arange(len(nodes), dtype=np.int64)
     labels = np.empty(len(nodes), dtype=object)
     labels[:] = [nodes[i] for i in order]
-    index = {}
-    for new, old in enumerate(order):
-        index[nodes[old]] = new
-    try:
-        src = np.fromiter((index[u] for u in us), dtype=np.int64, count=len(us))
-        dst = np.fromiter((index[v] for v in vs), dtype=np.int64, count=len(vs))
-    except KeyError as exc:
-        raise InputError(f"{where}: an edge names node {exc.args[0]!r}, which is not a node "
-                         f"of the graph") from None
+    return rank, labels
+
+
+def _encode(nodes, us, vs):
+    """Internal ids of the endpoints ``us``, ``vs`` of the edges, and the labels."""
+    rank, labels = _relabel(nodes)
+    index = {node: int(r) for node, r in zip(nodes, rank)}
+    src = np.fromiter((index[u] for u in us), dtype=np.int64, count=len(us))
+    dst = np.fromiter((index[v] for v in vs), dtype=np.int64, count=len(vs))
     return src, dst, labels
 
 
@@ -187,7 +188,7 @@ def _from_networkx(graph, where, weight):
         triples = list(graph.edges(data=weight, default=None))
         edges = [(u, v) for u, v, _ in triples]
         values = [w for _, _, w in triples]
-    src, dst, labels = _encode(nodes, [u for u, _ in edges], [v for _, v in edges], where)
+    src, dst, labels = _encode(nodes, [u for u, _ in edges], [v for _, v in edges])
     weights = None if values is None else _attribute_weights(values, edges, where, weight)
     return Records(src, dst, labels, weights, len(edges))
 
@@ -197,15 +198,9 @@ def _from_igraph(graph, where, weight):
     nodes = graph.vs["name"] if "name" in graph.vs.attributes() else list(range(n))
     _check_unique(nodes, where)
     edges = graph.get_edgelist()
-    src_pos = [u for u, _ in edges]
-    dst_pos = [v for _, v in edges]
-    order = _node_order(nodes)
-    rank = np.empty(n, dtype=np.int64)
-    rank[np.asarray(order, dtype=np.int64)] = np.arange(n, dtype=np.int64)
-    labels = np.empty(n, dtype=object)
-    labels[:] = [nodes[i] for i in order]
-    src = rank[np.asarray(src_pos, dtype=np.int64)] if edges else np.empty(0, np.int64)
-    dst = rank[np.asarray(dst_pos, dtype=np.int64)] if edges else np.empty(0, np.int64)
+    rank, labels = _relabel(nodes)
+    ends = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
+    src, dst = rank[ends[:, 0]], rank[ends[:, 1]]
     weights = None
     if weight is not None and weight in graph.es.attributes():
         named = [(nodes[u], nodes[v]) for u, v in edges]
@@ -230,13 +225,8 @@ def _from_frame(frame, where, weight):
         row = frame.index[int(np.argmax(absent)) // 2]
         raise InputError(f"{where}, row {row!r}: missing node name")
     codes, uniques = pd.factorize(both)
-    nodes = list(uniques)
-    order = _node_order(nodes)
-    rank = np.empty(len(nodes), dtype=np.int64)
-    rank[np.asarray(order, dtype=np.int64)] = np.arange(len(nodes), dtype=np.int64)
+    rank, labels = _relabel(list(uniques))
     codes = rank[codes]
-    labels = np.empty(len(nodes), dtype=object)
-    labels[:] = [nodes[i] for i in order]
     weights = None
     if weight is not None and weight in frame.columns:
         weights = _column_weights(frame, weight, where)
