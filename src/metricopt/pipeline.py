@@ -694,23 +694,13 @@ def _load_solver(name):
 
 
 def _resolve(module, dotted):
-    """The object a docstring reference names, looked up from ``module``; or None."""
-    import importlib
+    """The callable a docstring reference names inside ``module``, or None.
 
-    parts = dotted.split(".")
-    if parts[0] == "metricopt":
-        for cut in range(len(parts) - 1, 0, -1):
-            try:
-                obj = importlib.import_module(".".join(parts[:cut]))
-            except ImportError:
-                continue
-            parts = parts[cut:]
-            break
-        else:
-            return None
-    else:
-        obj = module
-    for part in parts:
+    Only names of the module itself are followed (``solve_dykstra``,
+    ``HighsSolver.run``): nothing is imported, so listing options stays quick.
+    """
+    obj = module
+    for part in dotted.split("."):
         obj = getattr(obj, part, None)
         if obj is None:
             return None
@@ -721,8 +711,8 @@ def option_help(solver):
     """One line about each option of a backend, from its numpydoc docstrings.
 
     The options are documented once, in the Parameters section of the backend's
-    ``run`` method or of a function its docstring refers to (``see :func:`solve_dykstra```);
-    the first such description of each option is used.
+    ``run`` method or of a function of its module that the docstring refers to
+    (``see :func:`solve_dykstra```); the first such description of each option is used.
 
     Parameters
     ----------
@@ -740,15 +730,16 @@ def option_help(solver):
 
     run = type(solver).run
     module = sys.modules[type(solver).__module__]
-    sources = [run] + [obj for ref in referenced_functions(run)
-                       if (obj := _resolve(module, ref)) is not None]
     names = [k for k in solver.default_options() if k != "callback"]
     found = {}
-    for source in sources:
-        docs = parameter_docs(source)
+    for ref in [None, *referenced_functions(run)]:
+        source = run if ref is None else _resolve(module, ref)
+        docs = parameter_docs(source) if source is not None else {}
         for name in names:
-            if not found.get(name) and name in docs:
+            if not found.get(name) and docs.get(name, ("", ""))[1]:
                 found[name] = first_sentence(docs[name][1])
+        if all(found.get(name) for name in names):
+            break
     return {name: found.get(name, "") for name in names}
 
 
