@@ -56,12 +56,19 @@ def test_other_commands_json_stdout_parses(tmp_path):
     _json_stdout(_metricopt("solvers", "highs", "--json"))
     _json_stdout(_metricopt("datasets", "list", "--json"))
     _json_stdout(_metricopt("datasets", "info", "karate", "--json"))
+    matrix = tmp_path / "m.csv"
+    matrix.write_text("0,1,5\n1,0,1\n5,1,0\n")
+    answer = _json_stdout(_metricopt("check-metric", str(matrix), "--repair", "--json"))
+    assert answer["check"]["violated_triplets"] == 1 and answer["repair"]["check"]["is_metric"]
 
 
 @pytest.mark.parametrize("args", [
     ("solve", "cc", "karate", "--method", "highs", "--json", "--quiet"),
     ("--help",),
     ("solvers", "--json"),
+    ("solvers",),
+    ("solvers", "dykstra"),
+    ("datasets", "list"),
 ])
 def test_closed_pipe_ends_quietly(args):
     # the reader closes the pipe at once, as `| head -c 0` would

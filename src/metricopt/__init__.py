@@ -21,6 +21,11 @@ __version__ = "0.1.0"
 
 _LAZY = {
     "read_graph": "metricopt.io",
+    "read_dissimilarity": "metricopt.io",
+    "clusters_by_label": "metricopt.io",
+    "to_networkx": "metricopt.io",
+    "check_metric": "metricopt.metric_check",
+    "repair_metric": "metricopt.metric_check",
     "build_problem": "metricopt.problems",
     "MetricProblem": "metricopt.problems",
     "solve": "metricopt.solvers",

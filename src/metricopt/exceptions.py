@@ -57,3 +57,14 @@ class MetricOptWarning(UserWarning):
 
 class ConvergenceWarning(MetricOptWarning):
     """An iterative backend stopped before reaching its tolerances."""
+
+
+def type_name(obj):
+    """``module.Class`` of an object (``list``, ``networkx.Graph``), for error messages.
+
+    Types of the standard library keep their bare name; others are qualified by their
+    top-level package, so that a networkx ``Graph`` is not mistaken for metricopt's.
+    """
+    cls = type(obj)
+    root = (cls.__module__ or "").split(".")[0]
+    return cls.__name__ if root == "builtins" else f"{root}.{cls.__name__}"

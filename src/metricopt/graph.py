@@ -1,7 +1,8 @@
 """In-memory graph and dissimilarity types used by every other module.
 
 A :class:`Graph` is always simple and undirected: nodes are ``0..n-1`` internally,
-``labels[i]`` is the node's label in the input file, and each edge is stored once as
+``labels[i]`` is the node's label in the input file (or the node itself, for a graph
+object such as a networkx graph), and each edge is stored once as
 ``(u, v)`` with ``u < v``, sorted lexicographically.
 """
 
@@ -23,7 +24,8 @@ class Graph:
     edges : ndarray of shape (m, 2), dtype int64
         Each edge once, ``edges[:, 0] < edges[:, 1]``, sorted lexicographically.
     labels : ndarray of shape (n,), dtype object
-        Original node labels (strings as read from the file).
+        Original node labels (strings as read from a file; the nodes of a graph object,
+        the row numbers of a matrix).
     weights : ndarray of shape (m,) or None
         Edge weights when the input carried them (signed for correlation clustering,
         positive dissimilarities for metric nearness); ``None`` for unweighted input.

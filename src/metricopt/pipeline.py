@@ -60,7 +60,8 @@ from .io.reports import (
 )
 from .result import Status
 
-__all__ = ["RunOutcome", "run", "check_run_arguments", "evaluate_file", "describe", "solver_table", "problem_parameters",
+__all__ = ["RunOutcome", "run", "check_run_arguments", "evaluate_file", "describe", "solver_table",
+           "option_help", "problem_parameters",
            "REPORT_FIELDS", "SUMMARY_OMIT"]
 
 #: Top-level fields of ``report.json``, in order (stable names).
@@ -123,16 +124,41 @@ class RunOutcome:
         """True when the solve was stopped by the user."""
         return self.result.get("status") == Status.INTERRUPTED
 
+    def clusters_by_label(self):
+        """The rounded answer as ``{node label: cluster}`` (``sc``: 1 for the side S).
+
+        See :func:`metricopt.io.clusters_by_label`; raises for a run without rounding.
+        """
+        from .io.exports import clusters_by_label
+
+        return clusters_by_label(self.problem, self._rounding())
+
+    def to_networkx(self, graph=None, attribute=None):
+        """A networkx graph with the rounded answer as a node attribute.
+
+        See :func:`metricopt.io.to_networkx` for ``graph`` and ``attribute``.
+        """
+        from .io.exports import to_networkx
+
+        return to_networkx(self.problem, self._rounding(), graph=graph, attribute=attribute)
+
+    def _rounding(self):
+        if self.rounding is None:
+            raise InvalidParameterError("this run has no rounded answer (bounds only, metric "
+                                        "nearness, or no solution)")
+        return self.rounding
+
 
 def run(source, kind, *, method="auto", problem_params=None, solver_options=None,
         rounding=None, out=None, read_options=None, callback=None, bound_only=False,
-        command=None, on_stage=None, force=False):
+        command=None, on_stage=None, force=False, export=None):
     """Read, build, solve, round and report one instance.
 
     Parameters
     ----------
-    source : str or os.PathLike
-        A graph or matrix file, or a bundled dataset name.
+    source : str, os.PathLike or object
+        A graph or matrix file, a bundled dataset name, or a graph object (anything
+        :func:`metricopt.io.read_input` reads for ``kind``).
     kind : {"cc", "sc", "mn", "cd"}
     method : str, default="auto"
         A registered backend or ``"auto"``.
@@ -167,6 +193,11 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
     force : bool, default=False
         Replace the files of an earlier run in ``out`` (they are removed when the new
         run writes its own, so a run that fails first leaves them in place).
+    export : str or os.PathLike or None
+        A ``.graphml`` or ``.gexf`` file (optionally ``.gz``) to write the pre-processed
+        graph to, with the cluster (``cc``, ``cd``) or the cut side (``sc``: ``in_cut``)
+        as a node attribute (:func:`metricopt.io.write_export`); recorded in the
+        report's ``files`` by its path. Not for bounds only or metric nearness.
 
     Returns
     -------
@@ -177,7 +208,7 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
     MetricOptError
         Bad input, parameter or option, an unavailable backend, or too little memory.
     """
-    from .io import read_graph
+    from .io import read_input
     from .problems import build_problem
     from .solvers import applicable_options, solve
 
@@ -188,6 +219,7 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
     round_opts = _rounding_options(rounding, solver_options)
     check_run_arguments(kind, method, solver_options,
                         None if bound_only else round_opts["method"])
+    _check_export(export, kind, bound_only)
     read_options = dict(read_options or {})
     out = _prepare_out(out)
     with contextlib.ExitStack() as claimed:
@@ -201,7 +233,7 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
         caught = []
         try:
             with warnings.catch_warnings(record=True) as caught:
-                data = read_graph(source, **read_options)
+                data = read_input(source, kind, **read_options)
                 stage("read", data)
                 problem = build_problem(kind, data, **dict(problem_params or {}))
                 stage("build", problem)
@@ -232,6 +264,12 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
             remove_run_files(out)  # with force: no file of the earlier run stays
             outcome.files = _write_outputs(outcome)
             outcome.report["files"] = {k: p.name for k, p in outcome.files.items()}
+        if export is not None and rounded is not None:
+            from .io.exports import write_export
+
+            stage("write", export)
+            outcome.files["export"] = write_export(export, problem, rounded)
+            outcome.report["files"]["export"] = str(export)
         outcome.report["total_seconds"] = time.perf_counter() - start
         if out is not None:
             write_report_json(outcome.report, out / "report.json")
@@ -277,6 +315,21 @@ def check_run_arguments(kind, method, solver_options, round_method=None):
         if str(round_method).lower() not in valid:
             raise InvalidParameterError(f"Rounding method {round_method!r} does not apply to "
                                         f"{kind}; choose one of: {', '.join(valid)}")
+
+
+def _check_export(export, kind, bound_only):
+    """An export file needs a rounded answer and a suffix that names its format."""
+    if export is None:
+        return
+    from .io.exports import EXPORT_FORMATS, export_format
+
+    if bound_only or kind == "mn":
+        what = "a bound-only run" if bound_only else "metric nearness"
+        raise InvalidParameterError(f"export writes a clustering or cut; {what} has none")
+    if export_format(export) is None:
+        raise InvalidParameterError(
+            f"cannot tell the export format of {str(export)!r}: use a name ending in "
+            f"{' or '.join(EXPORT_FORMATS.values())} (optionally .gz)")
 
 
 def _rounding_options(rounding, solver_options):
@@ -418,10 +471,18 @@ def _peak_memory_bytes():
     return int(peak) if platform.system() == "Darwin" else int(peak) * 1024
 
 
+def _source_text(source, data):
+    """How the report names the input: the path or dataset name, or for an object the
+    kind the reader recorded (``"networkx graph"``)."""
+    if isinstance(source, (str, Path)) or hasattr(source, "__fspath__"):
+        return str(source)
+    return str((data.summary or {}).get("path", type(source).__name__))
+
+
 def _graph_section(data, source, read_options):
     return {
         "name": data.name,
-        "source": str(source),
+        "source": _source_text(source, data),
         "n": int(data.n),
         "m": int(data.m) if hasattr(data, "m") else None,
         "read_options": read_options,
@@ -594,7 +655,7 @@ def evaluate_file(source, kind, path, *, problem_params=None, read_options=None,
         ``approximation_ratio`` (null without a usable bound) and ``n_clusters``
         (``cut_size``, the number of nodes in ``S``, for ``sc``).
     """
-    from .io import read_graph
+    from .io import read_input
     from .problems import build_problem
     from .rounding import evaluate
 
@@ -609,11 +670,11 @@ def evaluate_file(source, kind, path, *, problem_params=None, read_options=None,
         lower_bound = rep.get("lower_bound")
         if lower_bound is None:
             raise InputError(f"{report}: the report has no lower bound")
-    data = read_graph(source, **read_options)
+    data = read_input(source, kind, **read_options)
     if rep is not None:
         _check_same_graph(rep, data, report)
     problem = build_problem(kind, data, **params)
-    out = {"graph": {"name": data.name, "source": str(source), "n": int(data.n),
+    out = {"graph": {"name": data.name, "source": _source_text(source, data), "n": int(data.n),
                      "m": int(data.m) if hasattr(data, "m") else None},
            "problem": {"kind": kind, "params": dict(problem.params)}, "file": str(path)}
     if kind == "sc":
@@ -657,6 +718,56 @@ def _load_solver(name):
         return None, f"cannot be imported ({exc})"
 
 
+def _resolve(module, dotted):
+    """The callable a docstring reference names inside ``module``, or None.
+
+    Only names of the module itself are followed (``solve_dykstra``,
+    ``HighsSolver.run``): nothing is imported, so listing options stays quick.
+    """
+    obj = module
+    for part in dotted.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            return None
+    return obj if callable(obj) else None
+
+
+def option_help(solver):
+    """One line about each option of a backend, from its numpydoc docstrings.
+
+    The options are documented once, in the Parameters section of the backend's
+    ``run`` method or of a function of its module that the docstring refers to
+    (``see :func:`solve_dykstra```); the first such description of each option is used.
+
+    Parameters
+    ----------
+    solver : Solver
+
+    Returns
+    -------
+    dict
+        Option name -> the first sentence of its description (``""`` when none of
+        these docstrings describes it).
+    """
+    import sys
+
+    from ._docstrings import first_sentence, parameter_docs, referenced_functions
+
+    run = type(solver).run
+    module = sys.modules[type(solver).__module__]
+    names = [k for k in solver.default_options() if k != "callback"]
+    found = {}
+    for ref in [None, *referenced_functions(run)]:
+        source = run if ref is None else _resolve(module, ref)
+        docs = parameter_docs(source) if source is not None else {}
+        for name in names:
+            if not found.get(name) and docs.get(name, ("", ""))[1]:
+                found[name] = first_sentence(docs[name][1])
+        if all(found.get(name) for name in names):
+            break
+    return {name: found.get(name, "") for name in names}
+
+
 def solver_table():
     """Describe every registered backend, in preference order.
 
@@ -664,7 +775,8 @@ def solver_table():
     -------
     list of dict
         ``name``, ``available``, ``exact``, ``description``, ``structures``,
-        ``objectives`` and ``options`` (name -> default).
+        ``objectives``, ``options`` (name -> default) and ``option_help`` (name -> one
+        line from the backend's docstring, see :func:`option_help`).
     """
     from .solvers import registered_solvers
 
@@ -673,7 +785,8 @@ def solver_table():
         solver, error = _load_solver(name)
         if solver is None:
             rows.append({"name": name, "available": False, "exact": None,
-                         "description": error, "structures": [], "objectives": [], "options": {}})
+                         "description": error, "structures": [], "objectives": [], "options": {},
+                         "option_help": {}})
             continue
         options = {k: v for k, v in solver.default_options().items() if k != "callback"}
         rows.append({
@@ -684,6 +797,7 @@ def solver_table():
             "structures": list(solver.structures),
             "objectives": list(solver.objectives),
             "options": to_jsonable(options),
+            "option_help": option_help(solver),
         })
     return rows
 

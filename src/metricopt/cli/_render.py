@@ -1,7 +1,10 @@
-"""Everything the command line shows a person: progress, summaries, tables (stderr only).
+"""Everything the command line shows a person: progress, summaries, tables.
 
-This is the only module that imports rich. Machine-readable output (``--json``) is not
-produced here; commands print it on stdout with :func:`click.echo`.
+Progress, run summaries and warnings go to stderr. The tables that *are* a command's
+answer (``metricopt solvers``, ``datasets list``, ``check-metric``) go to stdout, at
+their natural width when stdout is not a terminal (a pipe or a file gets whole lines,
+not lines folded at 80 columns). Machine-readable output (``--json``) is not produced
+here; commands print it on stdout with :func:`click.echo`.
 """
 
 import math
@@ -16,7 +19,7 @@ from rich.text import Text
 from .._memory import format_bytes
 
 __all__ = ["RunProgress", "run_summary", "evaluation", "graph_info", "solvers", "solver_options",
-           "warning", "note"]
+           "metric_check", "output_console", "warning", "note"]
 
 _THROTTLE_S = 1.0  # minimum spacing of progress lines when stderr is not a terminal
 _REDRAW_S = 0.1  # minimum spacing of redraws of the live line on a terminal
@@ -24,6 +27,28 @@ _REDRAW_S = 0.1  # minimum spacing of redraws of the live line on a terminal
 
 def _console():
     return Console(stderr=True, highlight=False, soft_wrap=False)
+
+
+#: Width of the stdout console when stdout is not a terminal: wide enough that no table
+#: is folded (rich pads a table to its own width, not to the console's).
+_UNBOUNDED = 100_000
+
+
+class _OutputConsole(Console):
+    """A console on stdout whose reader may leave early (``| head``)."""
+
+    def on_broken_pipe(self):
+        # rich exits with status 1 here; the command group ends quietly with 0 instead
+        self.quiet = True
+        raise BrokenPipeError
+
+
+def output_console():
+    """A console on stdout, for a command's answer; unbounded width off a terminal."""
+    console = _OutputConsole(highlight=False, soft_wrap=False)
+    if not console.is_terminal:
+        console = _OutputConsole(highlight=False, soft_wrap=False, width=_UNBOUNDED)
+    return console
 
 
 def _num(value, fmt=".6g"):
@@ -256,7 +281,7 @@ def graph_info(info):
 
 
 def solvers(rows):
-    """Table of ``metricopt solvers``."""
+    """Table of ``metricopt solvers`` (stdout)."""
     table = Table(title="Registered backends (preference order)", title_justify="left")
     for col in ("method", "available", "exact", "structures", "description"):
         table.add_column(col, overflow="fold")
@@ -264,17 +289,68 @@ def solvers(rows):
         exact = "-" if row["exact"] is None else ("yes" if row["exact"] else "no")
         table.add_row(row["name"], "yes" if row["available"] else "no", exact,
                       ", ".join(row["structures"]), Text(row["description"] or ""))
-    _console().print(table)
+    output_console().print(table)
 
 
 def solver_options(row):
-    """Options of one backend with their defaults (``metricopt solvers METHOD``)."""
+    """Options of one backend: default and one line of description (stdout)."""
     table = Table(title=f"Options of {row['name']} (pass with --option KEY=VALUE or the named flags)",
                   title_justify="left")
-    table.add_column("option")
+    table.add_column("option", no_wrap=True)
     table.add_column("default")
+    table.add_column("description", overflow="fold")
+    help_ = row.get("option_help") or {}
     for key, value in row["options"].items():
-        table.add_row(key, Text(repr(value)))
-    console = _console()
+        table.add_row(key, Text(repr(value)), Text(help_.get(key, "")))
+    console = output_console()
     console.print(Text(f"{row['name']}: {row['description']}"))
     console.print(table)
+
+
+def metric_check(answer):
+    """The answer of ``metricopt check-metric`` (stdout): verdict, largest violations and
+    the repair."""
+    check = answer["check"]
+    console = output_console()
+    size = f"{check['name']}: {check['n']} x {check['n']} dissimilarity matrix, " \
+           f"{check['n_triplets']} triplets"
+    console.print(Text(size))
+    tolerance = f"tolerance {check['tol']:g} x largest entry = {check['threshold']:.3g}"
+    if check["is_metric"]:
+        console.print(Text(f"metric: no violated triplet ({tolerance}; largest excess "
+                           f"{check['max_violation']:.3g})"))
+    else:
+        count = check["violated_triplets"]
+        console.print(Text(f"not a metric: {count} violated triplet{'s' if count != 1 else ''} "
+                           f"({tolerance}); largest excess {check['max_violation']:.6g}"))
+    if check["violations"]:
+        console.print(Text("largest violations (for each pair i, j its most violated "
+                           "detour through k):"))
+        table = Table()
+        for col in ("i", "j", "k", "d(i,j)", "d(i,k) + d(k,j)", "excess"):
+            table.add_column(col, justify="left" if col in ("i", "j", "k") else "right")
+        for v in check["violations"]:
+            table.add_row(Text(str(v["i"])), Text(str(v["j"])), Text(str(v["k"])),
+                          _num(v["d_ij"]), _num(v["d_ik"] + v["d_kj"]), _num(v["excess"]))
+        console.print(table)
+    repair = answer.get("repair")
+    if repair is None:
+        return
+    after = repair["check"]
+    verdict = ("a metric" if after["is_metric"]
+               else f"{after['violated_triplets']} violated triplets left")
+    bound = repair.get("lower_bound")
+    rows = [
+        ("nearest metric", f"p={repair['p']}: distance {_num(repair['distance'], '.10g')} "
+                           f"(sum {'|x - d|' if repair['p'] == 1 else '(x - d)^2'} = "
+                           f"{_num(repair['objective'], '.10g')})"),
+        ("lower bound", None if bound is None else
+         f"{_num(bound, '.10g')} on the sum (certified by {repair['method']})"),
+        ("solve", f"{repair['method']}, {repair['status_name']}: {repair['message']}"),
+        ("check", f"{verdict} (largest excess {after['max_violation']:.3g})"),
+        ("written to", repair.get("file")),
+    ]
+    width = max(len(key) for key, _ in rows)
+    for key, value in rows:
+        if value is not None:
+            console.print(Text(f"{key.ljust(width)}  {value}"))

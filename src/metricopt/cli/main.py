@@ -1,7 +1,8 @@
 """The ``metricopt`` commands: thin wrappers over :mod:`metricopt.pipeline`.
 
 Each command parses its options, calls one library function and hands the result to
-:mod:`metricopt.cli._render` (stderr) or prints JSON (stdout). Library errors become a
+:mod:`metricopt.cli._render` (progress and summaries on stderr; the tables that are a
+listing's or a check's answer on stdout) or prints JSON (stdout). Library errors become a
 one-line ``Error: ...`` and exit code 1; usage errors exit 2; Ctrl-C exits 130.
 """
 
@@ -14,6 +15,7 @@ import click
 
 from ..exceptions import ConvergenceWarning, MetricOptError
 from . import _render as render
+from ..solvers import registered_solvers
 from ._options import (
     KINDS,
     ByteSize,
@@ -157,8 +159,25 @@ def cli():
     pass
 
 
+def _check_export(ctx, kind, export):
+    """``--export FILE``: a clustering or cut to write, and a suffix naming the format."""
+    if export is None:
+        return
+    from ..io.exports import EXPORT_FORMATS, export_format
+
+    if kind == "mn":
+        raise click.UsageError("--export does not apply to mn (metric nearness has no "
+                               "clustering)", ctx)
+    if export_format(export) is None:
+        raise click.UsageError(f"--export {export}: the name must end in "
+                               f"{' or '.join(EXPORT_FORMATS.values())} (optionally .gz), "
+                               f"which chooses the format", ctx)
+
+
 def _run(ctx, kind, graph, opts, *, bound_only):
     check_applicable(ctx, kind, opts, bound_only=bound_only)
+    export = opts.get("export")
+    _check_export(ctx, kind, export)
     params = collect_problem_params(kind, opts, _pipeline().problem_parameters(kind))
     rounding = None
     if not bound_only:
@@ -170,7 +189,7 @@ def _run(ctx, kind, graph, opts, *, bound_only):
             solver_options=collect_solver_options(opts), rounding=rounding, out=opts["out"],
             read_options=collect_read_options(opts), callback=progress.iteration,
             bound_only=bound_only, command=_argv(ctx), on_stage=progress.stage,
-            force=opts["force"],
+            force=opts["force"], export=export,
         )
     if not opts["quiet"]:
         render.run_summary(outcome.report)
@@ -199,6 +218,10 @@ def _run(ctx, kind, graph, opts, *, bound_only):
 @solver_options
 @rounding_options
 @output_options
+@click.option("--export", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Also write the graph with each node's cluster (sc: in_cut, 1 for the "
+                   "side S) as a node attribute, for Gephi or Cytoscape; the suffix picks "
+                   "the format: .graphml or .gexf (.gz compresses).")
 @click.pass_context
 def solve(ctx, kind, graph, **opts):
     """Solve PROBLEM's relaxation on GRAPH, round it, and certify the ratio.
@@ -206,11 +229,13 @@ def solve(ctx, kind, graph, **opts):
     PROBLEM is cc (correlation clustering), sc (sparsest cut), mn (metric nearness;
     no rounding) or cd (cluster deletion), or the name written out (sparsest-cut). The
     summary goes to stderr; --json prints it on stdout; --out writes report.json,
-    iterations.csv, clusters.csv or cut.csv, and solution.npz. The certified ratio is rounded objective / lower bound.
+    iterations.csv, clusters.csv or cut.csv, and solution.npz; --export writes the
+    clustered graph as GraphML or GEXF. The certified ratio is rounded objective /
+    lower bound.
 
     Example:
 
-        metricopt solve cc karate --method highs --seed 0 --out runs/karate-cc
+        metricopt solve cc karate --method highs --seed 0 --export karate.graphml
     """
     _run(ctx, kind, graph, opts, bound_only=False)
 
@@ -310,11 +335,13 @@ def info(graph, kinds, max_memory, as_json, **opts):
 @click.option("--json", "as_json", is_flag=True, default=False,
               help="Print the table as JSON on stdout.")
 def solvers(method, as_json):
-    """List the registered backends, or show one backend's options and defaults.
+    """List the registered backends, or show one backend's options.
 
     Backends are listed in preference order, with whether their dependencies are
-    installed and whether they are exact. Options of a backend can be set with
-    --option KEY=VALUE on solve and bound.
+    installed and whether they are exact; a backend's options come with their
+    defaults and one line each from the backend's documentation. Options can be set
+    with --option KEY=VALUE on solve and bound. The table is printed on stdout
+    (--json: the same as JSON).
 
     Example:
 
@@ -326,12 +353,77 @@ def solvers(method, as_json):
         if not match:
             names = ", ".join(r["name"] for r in rows)
             raise click.UsageError(f"unknown method {method!r}; choose one of: {names}")
-        render.solver_options(match[0])
         rows = match
-    else:
-        render.solvers(rows)
     if as_json:
         _json_out(rows if method is None else rows[0])
+    elif method is not None:
+        render.solver_options(rows[0])
+    else:
+        render.solvers(rows)
+
+
+@cli.command(name="check-metric")
+@click.argument("matrix", type=click.Path(dir_okay=False))
+@click.option("--tol", type=Real(0.0), default=1e-9, show_default=True,
+              help="Excesses up to TOL times the largest dissimilarity are not violations.")
+@click.option("--top", type=click.IntRange(min=0), default=10, show_default=True,
+              help="How many of the largest violations to list.")
+@click.option("--repair", is_flag=True, default=False,
+              help="Also compute the nearest metric (metric nearness) and its distance.")
+@click.option("--p", "p", type=click.Choice(["1", "2"]), default=None,
+              help="--repair: the distance, sum |x - d| (1) or Euclidean (2).  [default: 2]")
+@click.option("-o", "--out", "out", type=click.Path(dir_okay=False), default=None,
+              metavar="FILE", help="--repair: write the nearest metric here (.npy, or .csv "
+                                   "with a header of labels).")
+@click.option("--method", type=click.Choice(["auto", *registered_solvers()],
+                                            case_sensitive=False),
+              default="auto", show_default=True, help="--repair: the backend.")
+@click.option("--json", "as_json", is_flag=True, default=False,
+              help="Print the answer as JSON on stdout.")
+@click.pass_context
+def check_metric(ctx, matrix, tol, top, repair, p, out, method, as_json):
+    """Check that a dissimilarity MATRIX satisfies the triangle inequality.
+
+    MATRIX is a .npy file or a CSV (optional header row of labels), gzipped or not,
+    square, symmetric and non-negative. The answer, on stdout: the number of
+    violated triplets {i, j, k} (d_ij > d_ik + d_kj), the largest violations with
+    their labels and, with --repair, the nearest metric by metric nearness and its
+    distance to MATRIX (-o writes it). The exit code is 0 whether or not MATRIX is a
+    metric; --json gives is_metric for scripts.
+
+    Example:
+
+        metricopt check-metric distances.npy --repair --p 2 -o nearest.npy
+    """
+    from ..metric_check import check_metric as check, repair_metric
+
+    for given, flag in ((p is not None, "--p"), (out is not None, "-o/--out"),
+                        (method.lower() != "auto", "--method")):
+        if given and not repair:
+            raise click.UsageError(f"{flag} needs --repair", ctx)
+    if out is not None:
+        from ..io._matrix import MATRIX_SUFFIXES
+
+        if not any(out.lower().endswith(sfx) for sfx in MATRIX_SUFFIXES):
+            raise click.UsageError(f"-o {out}: the name must end in "
+                                   f"{' or '.join(MATRIX_SUFFIXES)}", ctx)
+    result = check(matrix, tol=tol, top=top)
+    answer = {"check": dict(result)}
+    if repair:
+        fixed = repair_metric(matrix, p=int(p or 2), method=method.lower(), tol=tol)
+        if out is not None:
+            from ..io._matrix import write_matrix
+
+            write_matrix(out, fixed["matrix"], fixed["labels"])
+        answer["repair"] = {k: v for k, v in fixed.items() if k not in ("matrix", "labels")}
+        answer["repair"]["check"] = dict(fixed.check)
+        answer["repair"]["file"] = out
+    if as_json:
+        from ..io.reports import to_jsonable
+
+        _json_out(to_jsonable(answer))
+    else:
+        render.metric_check(answer)
 
 
 def _register_pipeline_commands():

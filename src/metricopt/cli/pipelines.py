@@ -1,8 +1,9 @@
 """Commands for working over many graphs and runs: datasets, batch, report, plot.
 
 Each command parses its arguments, calls one library function, and shows the outcome:
-progress bars and tables go to stderr (rich), machine-readable output (paths, names,
-``--json``, ``--csv -``) to stdout. Library errors become one-line ``Error:`` messages
+progress bars and tables go to stderr (rich), except the ``datasets list`` table, which
+is the command's answer; machine-readable output (paths, names, ``--json``, ``--csv -``)
+goes to stdout. Library errors become one-line ``Error:`` messages
 with exit code 1; invalid option combinations exit with code 2.
 """
 
@@ -97,6 +98,8 @@ def _entry(ds, bundled):
 def datasets_list(names_only, as_json):
     """List the registered datasets with their sizes and what a download is checked against.
 
+    The table is printed on stdout (--names: the names only; --json: every entry).
+
     Example:
 
         metricopt datasets list
@@ -121,7 +124,9 @@ def datasets_list(names_only, as_json):
         checks = ", ".join(c for c, ok in (("sha256", ds.sha256), ("n/m", ds.n is not None),
                                             ("file counts", ds.file_nodes is not None)) if ok)
         table.add_row(ds.name, ds.collection, _num(ds.n), _num(ds.m), checks, _where(ds, bundled))
-    _console().print(table)
+    from ._render import output_console
+
+    output_console().print(table)
 
 
 @datasets.command(name="info")

@@ -1,4 +1,5 @@
-"""Dense dissimilarity matrices (``.npy`` and CSV) for metric nearness."""
+"""Dense dissimilarity matrices (``.npy`` and CSV) for metric nearness: reading, and
+writing a repaired matrix in the same formats."""
 
 import io
 import zipfile
@@ -9,7 +10,11 @@ from metricopt.exceptions import InputError
 from metricopt.graph import Dissimilarity
 from metricopt.io._source import decode_text
 
-__all__ = ["matrix_from_npy", "matrix_from_csv", "make_dissimilarity"]
+__all__ = ["matrix_from_npy", "matrix_from_csv", "make_dissimilarity", "write_matrix",
+           "MATRIX_SUFFIXES"]
+
+#: Suffixes :func:`write_matrix` writes.
+MATRIX_SUFFIXES = (".npy", ".csv")
 
 SYMMETRY_RTOL = 1e-9
 
@@ -148,3 +153,54 @@ def make_dissimilarity(values, labels, path, *, name, fmt, gzipped):
         "message": f"read a {n} x {n} dissimilarity matrix",
     }
     return Dissimilarity(values, np.array(labels, dtype=object), name=name, summary=summary)
+
+
+def write_matrix(path, values, labels=None):
+    """Write a square matrix as ``.npy`` or as CSV with a header row of labels.
+
+    Both read back with :func:`metricopt.io.read_dissimilarity`. Written atomically
+    (temporary file, then rename).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        Ends in ``.npy`` or ``.csv``.
+    values : ndarray of shape (n, n)
+    labels : sequence of length n or None
+        CSV header (default: ``0..n-1``); not stored in ``.npy``.
+
+    Returns
+    -------
+    pathlib.Path
+    """
+    from pathlib import Path
+
+    from metricopt.exceptions import InvalidParameterError
+    from metricopt.io.reports import atomic_write
+
+    path = Path(path)
+    suffix = path.suffix.lower()
+    if suffix not in MATRIX_SUFFIXES:
+        raise InvalidParameterError(
+            f"cannot tell the matrix format of {str(path)!r}: use a name ending in "
+            f"{' or '.join(MATRIX_SUFFIXES)}")
+    values = np.asarray(values, dtype=np.float64)
+    if suffix == ".npy":
+        buf = io.BytesIO()
+        np.save(buf, values, allow_pickle=False)
+        with atomic_write(path, "wb") as fh:
+            fh.write(buf.getvalue())
+        return path
+    labels = range(values.shape[0]) if labels is None else labels
+    header = ",".join(_csv_label(lab) for lab in labels)
+    with atomic_write(path, "w") as fh:
+        fh.write(header + "\n")
+        for row in values:
+            fh.write(",".join(repr(float(v)) for v in row) + "\n")
+    return path
+
+
+def _csv_label(label):
+    """A header label; a numeric one is quoted so that the header reads as labels."""
+    text = str(label)
+    return f'"{text}"' if _is_number(text) else text

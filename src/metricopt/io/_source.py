@@ -4,7 +4,7 @@ import gzip
 import zlib
 from pathlib import Path
 
-from metricopt.exceptions import InputError, InvalidParameterError
+from metricopt.exceptions import InputError, InvalidParameterError, type_name
 
 __all__ = ["resolve_source", "read_bytes", "decode_text", "base_name", "format_suffix"]
 
@@ -32,8 +32,9 @@ def resolve_source(source, bundled, names):
     """
     if not isinstance(source, (str, Path)) and not hasattr(source, "__fspath__"):
         raise InvalidParameterError(
-            f"The 'source' parameter must be a path or a dataset name. "
-            f"Got {source!r} instead."
+            f"The 'source' parameter must be a path, a dataset name or a graph object "
+            f"(networkx or igraph graph, scipy.sparse or numpy adjacency matrix, pandas "
+            f"DataFrame of edges). Got {type_name(source)} instead."
         )
     if str(source) == "":
         raise InvalidParameterError(

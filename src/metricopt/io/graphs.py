@@ -1,4 +1,4 @@
-"""Reading graphs and dissimilarity matrices from files or bundled datasets.
+"""Reading graphs and dissimilarity matrices from files, bundled datasets or objects.
 
 Formats (detected from the suffix after removing ``.gz``; any file may be gzipped):
 
@@ -10,6 +10,10 @@ mtx        .mtx .mm                   Matrix Market coordinate (pattern/real/int
 npy        .npy                       square 2-D array: a dissimilarity matrix
 matrix-csv .csv                       square numeric matrix, optional header of labels
 ========== ========================== ==================================================
+
+In memory, :func:`read_graph` takes a networkx or igraph graph, a scipy.sparse or numpy
+adjacency matrix or a pandas edge table, and :func:`read_dissimilarity` a numpy distance
+matrix (square or condensed); see :mod:`metricopt.io._objects`.
 """
 
 import warnings
@@ -18,14 +22,21 @@ import numpy as np
 
 from metricopt.datasets._bundled import bundled_names, find_bundled
 from metricopt.exceptions import InputError, InvalidParameterError, MetricOptWarning
+from metricopt.graph import Dissimilarity, Graph
 from metricopt.io._edgelist import parse_edgelist
 from metricopt.io._matrix import make_dissimilarity, matrix_from_csv, matrix_from_npy
 from metricopt.io._mtx import parse_mtx
+from metricopt.io._objects import (
+    describe_object,
+    dissimilarity_values,
+    object_kind,
+    records_from_object,
+)
 from metricopt.io._preprocess import build_graph
 from metricopt.io._source import base_name, decode_text, format_suffix, read_bytes, resolve_source
 from metricopt._choices import FORMATS
 
-__all__ = ["FORMATS", "read_graph", "read_dissimilarity", "detect_format"]
+__all__ = ["FORMATS", "read_graph", "read_dissimilarity", "read_input", "detect_format"]
 
 #: Accepted values of the ``fmt`` parameter.
 _MATRIX_FORMATS = ("npy", "matrix-csv")
@@ -64,25 +75,41 @@ def _find_dataset(name):
     return found
 
 
-def read_graph(source, *, fmt=None, weighted=None, keep_all_components=False, name=None):
+def read_graph(source, *, fmt=None, weighted=None, keep_all_components=False, name=None,
+               weight="weight"):
     """Read a graph (or a dense dissimilarity matrix) and make it simple.
 
     Parameters
     ----------
-    source : str or os.PathLike
-        A file path, or the name of a bundled dataset (see
-        :func:`metricopt.datasets.bundled_names`). An existing path wins over a dataset name.
+    source : str, os.PathLike or graph object
+        A file path, the name of a bundled dataset (see
+        :func:`metricopt.datasets.bundled_names`; an existing path wins over a dataset
+        name), or an object in memory: a networkx graph (any of its four classes), an
+        igraph graph, a square scipy.sparse or numpy adjacency matrix (nonzero entries
+        are edges), or a pandas DataFrame with columns ``source`` and ``target`` (one
+        row per edge). Directed graphs, multi-edges and self-loops are made simple as
+        for files. A metricopt :class:`~metricopt.graph.Graph` or
+        :class:`~metricopt.graph.Dissimilarity` is returned unchanged.
     fmt : {"edgelist", "mtx", "npy", "matrix-csv"} or None, default=None
         File format; ``None`` detects it from the suffix (see :func:`detect_format`).
+        Must be ``None`` for an object.
     weighted : bool or None, default=None
         ``None``: an edge list's third column becomes the weights, Matrix Market values
-        are dropped. ``True``: keep weights (unit weights when the file has none).
+        are dropped; an object's ``weight`` attribute or column becomes the weights
+        when it has one, and a matrix's entries do unless they are all 1.
+        ``True``: keep weights (unit weights when the input has none).
         ``False``: drop them.
     keep_all_components : bool, default=False
         Keep every connected component instead of only the largest one.
     name : str or None, default=None
         Name of the result; defaults to the dataset name or the file name without its
-        suffixes (``ca-GrQc.txt.gz`` -> ``"ca-GrQc"``).
+        suffixes (``ca-GrQc.txt.gz`` -> ``"ca-GrQc"``), for a networkx graph to its
+        ``name``, else ``"graph"``.
+    weight : str or None, default="weight"
+        Objects only: the edge attribute (networkx, igraph) or column (DataFrame) that
+        holds the weights (signed weights for correlation clustering, dissimilarities
+        for metric nearness); ``None``: ignore any. A networkx edge without it among
+        edges with it gets weight 1, with a warning, as networkx reads such graphs.
 
     Returns
     -------
@@ -112,18 +139,38 @@ def read_graph(source, *, fmt=None, weighted=None, keep_all_components=False, na
     reciprocal entries of a pair are merged into one edge whose weight is the mean of
     the listed weights; then only the largest connected component is kept (ties: the
     one holding the smallest internal node id). Node labels stay the strings of the
-    file; internal ids ``0..n-1`` follow numeric order when every label is an integer,
-    and order of first appearance otherwise. Matrix Market nodes are ``"1".."N"``, all
-    declared nodes included. ``Graph.summary`` records what was done, with a one-line
-    ``summary["message"]``.
+    file, and an object's nodes themselves (a networkx graph's nodes, an igraph
+    graph's ``name`` vertex attribute or else its vertex ids, a DataFrame's
+    ``source`` and ``target`` values, a matrix's row numbers); internal ids ``0..n-1``
+    follow numeric order when every label is an integer, and order of first
+    appearance (an object's node order) otherwise. Matrix Market nodes are
+    ``"1".."N"``, all declared nodes included. ``Graph.summary`` records what was done,
+    with a one-line ``summary["message"]``; errors and warnings about an object start
+    with its kind (``"networkx graph: no edges found"``).
 
     Examples
     --------
     >>> g = read_graph("karate")
     >>> g.n, g.m
     (34, 78)
+    >>> import networkx as nx
+    >>> read_graph(nx.path_graph(4)).labels.tolist()
+    [0, 1, 2, 3]
     """
     fmt, weighted = _check_params(fmt, weighted, keep_all_components, name)
+    _check_weight(weight)
+    if isinstance(source, (Graph, Dissimilarity)):
+        return source
+    kind = object_kind(source)
+    if kind is not None:
+        if fmt is not None:
+            raise InvalidParameterError(
+                f"The 'fmt' parameter of read_graph applies to files; it must be None for "
+                f"a {describe_object(kind)}. Got {fmt!r} instead.")
+        where = describe_object(kind)
+        records, own_name = records_from_object(source, kind, weight=weight, weighted=weighted)
+        return build_graph(records, where, keep_all_components=keep_all_components,
+                           name=name or own_name or "graph", fmt=kind)
     path, dataset = resolve_source(source, _find_dataset, bundled_names())
     fmt = fmt or detect_format(path)
     name = name or dataset or base_name(path)
@@ -147,20 +194,22 @@ def read_dissimilarity(path, *, fmt=None, name=None):
 
     Parameters
     ----------
-    path : str or os.PathLike
+    path : str, os.PathLike or ndarray
         A ``.npy`` file holding a square 2-D numeric array, or a CSV file (``,`` or
         whitespace separated) holding a square numeric matrix with an optional header
-        row of labels; either may be gzipped.
+        row of labels; either may be gzipped. Or a numpy array: square, or the
+        condensed vector of :func:`scipy.spatial.distance.pdist`.
     fmt : {"npy", "matrix-csv"} or None, default=None
-        ``None``: ``npy`` for a ``.npy`` suffix, ``matrix-csv`` otherwise.
+        ``None``: ``npy`` for a ``.npy`` suffix, ``matrix-csv`` otherwise. Must be
+        ``None`` for an array.
     name : str or None, default=None
-        Defaults to the file name without its suffixes.
+        Defaults to the file name without its suffixes (``"matrix"`` for an array).
 
     Returns
     -------
     Dissimilarity
         Symmetrised (mean of the two triangles), with a zero diagonal; labels from the
-        header, else ``"0".."n-1"``.
+        header, else ``"0".."n-1"`` (the integers ``0..n-1`` for an array).
 
     Raises
     ------
@@ -173,9 +222,49 @@ def read_dissimilarity(path, *, fmt=None, name=None):
             f"The 'fmt' parameter of read_dissimilarity must be 'npy', 'matrix-csv' or None. "
             f"Got {fmt!r} instead."
         )
+    if isinstance(path, Dissimilarity):
+        return path
+    kind = object_kind(path)
+    if kind is not None:
+        if fmt is not None:
+            raise InvalidParameterError(
+                f"The 'fmt' parameter of read_dissimilarity applies to files; it must be "
+                f"None for an array. Got {fmt!r} instead.")
+        values, where = dissimilarity_values(path, kind)
+        return make_dissimilarity(values, list(range(values.shape[0])), where,
+                                  name=name or "matrix", fmt=kind, gzipped=False)
     path, _ = resolve_source(path, lambda _: None, [])
     fmt = fmt or ("npy" if format_suffix(path) == ".npy" else "matrix-csv")
     return _read_matrix(path, fmt, name or base_name(path))
+
+
+def read_input(source, kind=None, **read_options):
+    """The input of problem ``kind``: :func:`read_graph`, except for metric nearness
+    given a dense numpy array, which is a distance matrix (:func:`read_dissimilarity`).
+
+    Parameters
+    ----------
+    source : str, os.PathLike or object
+        Anything :func:`read_graph` or :func:`read_dissimilarity` reads.
+    kind : {"cc", "sc", "mn", "cd"} or None, default=None
+    **read_options
+        Passed to :func:`read_graph` (of them only ``name`` applies to a distance
+        matrix; the others are then ignored with a warning).
+
+    Returns
+    -------
+    Graph or Dissimilarity
+    """
+    if kind == "mn" and object_kind(source) == "numpy":
+        name = read_options.pop("name", None)
+        read_options.pop("weight", None)
+        _warn_ignored(read_options.get("weighted"), read_options.get("keep_all_components"))
+        if read_options.get("fmt") is not None:
+            raise InvalidParameterError(
+                "The 'fmt' parameter applies to files; it must be None for an array. "
+                f"Got {read_options['fmt']!r} instead.")
+        return read_dissimilarity(source, name=name)
+    return read_graph(source, **read_options)
 
 
 def _read_matrix(path, fmt, name):
@@ -199,6 +288,13 @@ def _warn_ignored(weighted, keep_all_components):
             "'weighted' and 'keep_all_components' do not apply to a dissimilarity matrix; ignored",
             MetricOptWarning,
             stacklevel=3,
+        )
+
+
+def _check_weight(weight):
+    if weight is not None and not isinstance(weight, str):
+        raise InvalidParameterError(
+            f"The 'weight' parameter of read_graph must be a str or None. Got {weight!r} instead."
         )
 
 

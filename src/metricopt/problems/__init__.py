@@ -8,6 +8,7 @@ import warnings
 
 from .._choices import PROBLEM_KINDS, STRUCTURES
 from ..exceptions import InvalidParameterError, MetricOptWarning
+from ..graph import Dissimilarity, Graph
 from ._base import MetricProblem
 from ._pairs import n_pairs, pair_index
 from .cluster_deletion import cluster_deletion
@@ -44,7 +45,12 @@ def build_problem(kind, data, **params):
     ----------
     kind : {"cc", "sc", "mn", "cd"}
         Correlation clustering, sparsest cut, metric nearness, cluster deletion.
-    data : Graph or Dissimilarity
+    data : Graph, Dissimilarity, path or graph object
+        Anything else than a Graph or Dissimilarity is read first, with the default
+        options, by :func:`metricopt.io.read_input`: a file or dataset name, a
+        networkx or igraph graph, a scipy.sparse or numpy adjacency matrix, a pandas
+        edge table; for ``"mn"`` a numpy array is a distance matrix (square or
+        condensed). Call :func:`metricopt.read_graph` first for other read options.
     **params
         Passed to the builder (see :func:`correlation_clustering`, :func:`sparsest_cut`,
         :func:`metric_nearness`, :func:`cluster_deletion`).
@@ -60,6 +66,10 @@ def build_problem(kind, data, **params):
             f"The 'kind' parameter of build_problem must be one of {', '.join(map(repr, BUILDERS))}. "
             f"Got {kind!r} instead."
         ) from None
+    if not isinstance(data, (Graph, Dissimilarity)):
+        from ..io import read_input
+
+        data = read_input(data, kind)
     try:
         problem = builder(data, **params)
     except TypeError as exc:
@@ -79,8 +89,6 @@ def _announce_weight_use(kind, data, problem, params):
     file has negative weights, each give a :class:`~metricopt.exceptions.MetricOptWarning`.
     """
     import numpy as np
-
-    from ..graph import Graph
 
     weights = getattr(data, "weights", None)
     if not isinstance(data, Graph) or weights is None:

@@ -4,7 +4,7 @@ import numpy as np
 
 from .._choices import MN_SOURCES
 from .._memory import check_memory
-from ..exceptions import InputError, InvalidParameterError
+from ..exceptions import InputError, InvalidParameterError, type_name
 from ..graph import Dissimilarity, Graph
 from ._base import MetricProblem
 from ._checks import check_choice, check_real
@@ -52,6 +52,11 @@ def metric_nearness(data, *, p=2, source="auto", delta=0.05, epsilon=0.01, max_m
             f"The 'p' parameter of {_CALLER} must be one of 1, 2. Got {p!r} instead."
         )
     check_choice(source, "source", _CALLER, SOURCES)
+    if not isinstance(data, (Dissimilarity, Graph)):
+        raise InvalidParameterError(
+            f"The 'data' parameter of {_CALLER} must be a metricopt.Dissimilarity or "
+            f"metricopt.Graph (metricopt.build_problem('mn', ...) also reads numpy distance "
+            f"matrices and graph objects). Got {type_name(data)} instead.")
     objective = "l1" if p == 1 else "l2"
     if source == "auto":
         if isinstance(data, Dissimilarity):

@@ -198,6 +198,9 @@ def solve(problem, method=None, *, callback=None, warm_up=True, **options):
     -------
     SolveResult
     """
+    from ..problems._checks import check_problem
+
+    check_problem(problem, "solve")
     reason = None
     if method is None or (isinstance(method, str) and method.lower() == "auto"):
         method, reason = choose_method(problem, max_memory=options.get("max_memory"))
