@@ -255,6 +255,24 @@ def test_modularity_upper_bound_of_karate_is_its_optimum(graphs):
     assert q == pytest.approx(0.4197896, abs=1e-7)
 
 
+def test_run_reports_modularity_and_the_table_has_it(graphs, tmp_path):
+    from metricopt import pipeline
+    from metricopt.reporting import report_table
+
+    out = tmp_path / "run"
+    outcome = pipeline.run("karate", "cc", method="highs", out=out, rounding={"seed": 0},
+                           problem_params={"weights": "modularity", "resolution": 1.0})
+    rep = outcome.report
+    assert rep["problem"]["params"] == {"weights": "modularity", "resolution": 1.0}
+    labels = outcome.rounding.labels
+    q = nx.community.modularity(nx_graph(graphs["karate"]), communities(labels))
+    assert rep["scores"]["modularity"] == pytest.approx(q, abs=1e-12)
+    assert rep["scores"]["modularity_upper_bound"] == pytest.approx(0.4197896, abs=1e-7)
+    row = report_table([out]).iloc[0]
+    assert row["score_modularity"] == pytest.approx(q, abs=1e-12)
+    assert row["param_resolution"] == 1.0
+
+
 RESOLUTIONS = {
     "lambda": (0.1, 0.3, 0.6),
     "lambda-degree": (0.002, 0.005, 0.01),
