@@ -256,7 +256,9 @@ def rounding_options(fn):
         click.option("--round", "round_method", type=click.Choice(["auto", *names], case_sensitive=False),
                      default="auto", show_default=True,
                      help=f"Rounding method ({per_kind}); 'auto' tries the suitable ones and "
-                          "keeps the best."),
+                          "keeps the best. 'leiden' (cc): the Leiden clustering for the "
+                          "quality function matching --weights, certified and compared with "
+                          "the LP roundings (pip install 'metricopt[leiden]')."),
         click.option("--round-tries", type=click.IntRange(min=1), default=20, show_default=True,
                      help="Seeded tries per randomised rounding method; the best is kept."),
     ])
