@@ -29,19 +29,12 @@ import numpy as np
 
 from ..exceptions import SolverNotAvailableError
 
-__all__ = ["leiden_available", "require_leiden", "leiden_quality", "leiden_runner", "INSTALL_HINT"]
+__all__ = ["require_leiden", "leiden_quality", "leiden_runner", "INSTALL_HINT"]
 
 INSTALL_HINT = "pip install 'metricopt[leiden]'"
 
 #: Weight modes whose quality function is evaluated on the graph itself (sparse).
 _ON_GRAPH = ("lambda", "unit", "lambda-degree", "modularity")
-
-
-def leiden_available():
-    """True when ``leidenalg`` and ``igraph`` can be imported."""
-    import importlib.util
-
-    return all(importlib.util.find_spec(name) is not None for name in ("leidenalg", "igraph"))
 
 
 def require_leiden():
