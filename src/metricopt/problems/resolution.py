@@ -124,6 +124,21 @@ def resolution_weights(graph, mode, resolution):
     and a lower bound ``L`` on ``D`` gives the upper bound ``(P - gamma sum d^2/(4m) -
     L) / m`` on the modularity of every clustering (the LP of Agarwal and Kempe [3]_).
 
+    Examples
+    --------
+    Two triangles joined by one edge; modularity of the two-triangle clustering:
+
+    >>> import numpy as np
+    >>> from metricopt.graph import Graph
+    >>> from metricopt.problems import build_problem
+    >>> from metricopt.rounding import evaluate
+    >>> g = Graph(n=6, edges=[(0, 1), (0, 2), (1, 2), (2, 3), (3, 4), (3, 5), (4, 5)],
+    ...           labels=np.arange(6))
+    >>> p = build_problem("cc", g, weights="modularity")
+    >>> scale, offset = p.units["modularity"]
+    >>> round(scale * evaluate(p, labels=[0, 0, 0, 1, 1, 1]) + offset, 6)
+    0.357143
+
     References
     ----------
     .. [1] Veldt, N., Gleich, D. F., & Wirth, A. (2018). A correlation clustering
