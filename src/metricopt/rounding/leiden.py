@@ -17,7 +17,10 @@ weights            quality function (leidenalg)
 ``modularity``     RBConfiguration at the problem's ``gamma`` (modularity at 1)
 ``signed``,        two layers, the positive and the negative pair weights, each
 ``jaccard``        CPM at ``gamma = 0``, layer weights ``+1`` and ``-1``
-                   (leidenalg's documented treatment of negative links)
+                   (the two-layer treatment of negative links that leidenalg
+                   documents, with CPM at 0 in place of its example's
+                   modularity layers: that is the correlation-clustering
+                   objective itself)
 =================  ==========================================================
 
 For Jaccard weights every pair has a weight, so the two layers hold all ``n(n-1)/2``
