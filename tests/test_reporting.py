@@ -12,6 +12,7 @@ from metricopt import pipeline
 from metricopt.cli.pipelines import COMMANDS
 from metricopt.exceptions import InputError
 from metricopt.reporting import (
+    DYNAMIC_PREFIXES,
     REPORT_COLUMNS,
     find_runs,
     load_report_csv,
@@ -51,7 +52,7 @@ def test_report_table_has_one_row_per_run_with_documented_dtypes(runs):
         assert str(table[name].dtype) == dtype, name
     dynamic = list(table.columns[len(REPORT_COLUMNS):])
     assert dynamic == sorted(dynamic)
-    assert all(c.startswith(("param_", "option_", "read_", "extra_", "version_")) for c in dynamic)
+    assert all(c.startswith(DYNAMIC_PREFIXES) for c in dynamic)
 
 
 def test_row_values_come_from_the_report(runs):

@@ -27,14 +27,14 @@ STRUCTURES = {
 FORMATS = ("edgelist", "mtx", "npy", "matrix-csv")
 
 #: Pair weights of correlation clustering.
-WEIGHT_MODES = ("auto", "jaccard", "unit", "signed")
+WEIGHT_MODES = ("auto", "jaccard", "unit", "signed", "lambda", "lambda-degree", "modularity")
 
 #: Where metric nearness takes its dissimilarities from.
 MN_SOURCES = ("auto", "matrix", "weighted", "jaccard")
 
 #: Rounding methods per problem kind; ``"auto"`` runs the ones in :data:`ROUNDING_AUTO`.
 ROUNDING_METHODS = {
-    "cc": ("pivot", "threshold", "region-growing", "kwikcluster"),
+    "cc": ("pivot", "threshold", "region-growing", "kwikcluster", "leiden"),
     "sc": ("sweep", "spectral"),
     "cd": ("pivot",),
 }

@@ -14,10 +14,13 @@ Report fields (``report.json``; the names are stable)
 objective, n_variables, n_constraints (null for cycle families), params}, ``method``,
 ``options``, ``auto_reason``, ``status``, ``status_name``, ``success``, ``message``,
 ``lp_value``, ``lower_bound``, ``rounded_objective``, ``approximation_ratio``,
-``lp_approx_ratio``, ``gap``, ``max_violation``, ``iterations``, ``solve_seconds``,
+``lp_approx_ratio``, ``scores`` (the rounded objective and the bound in the problem's
+other units, e.g. ``modularity`` and ``modularity_upper_bound``; null when it has none),
+``gap``, ``max_violation``, ``iterations``, ``solve_seconds``,
 ``compile_seconds`` (kernels compiled or loaded before the solve clock started),
 ``total_seconds``, ``peak_memory_bytes``, ``rounding`` {method, requested_method,
-n_tries, seed, n_clusters, per_method, objective} (null without rounding),
+n_tries, seed, n_clusters, per_method, per_method_ratio, objective} (null without
+rounding),
 ``solver_extras``, ``warnings``, ``files``.
 
 ``approximation_ratio = rounded_objective / lower_bound`` is certified: the optimum lies
@@ -30,6 +33,12 @@ ratio below 1 by round-off (relative 1e-9) is 1.0; a numerator clearly below the
 means the bound is not valid for it: the ratio is null and a warning says so (except
 ``lp_approx_ratio``, whose ``lp_value`` of a slightly infeasible ``x`` can lie below the
 LP optimum: it keeps the measured value).
+
+Objectives with a constant part (LambdaCC with degrees, modularity) are solved, bounded
+and rounded in their non-negative correlation-clustering form (see
+:mod:`metricopt.problems.resolution`), so the ratio keeps its meaning; ``scores`` maps
+the values into the problem's other units, where a bound may be an upper bound (the
+modularity of every clustering is at most ``modularity_upper_bound``).
 """
 
 import contextlib
@@ -61,14 +70,14 @@ from .io.reports import (
 from .result import Status
 
 __all__ = ["RunOutcome", "run", "check_run_arguments", "evaluate_file", "describe", "solver_table",
-           "option_help", "problem_parameters",
+           "option_help", "problem_parameters", "objective_scores",
            "REPORT_FIELDS", "SUMMARY_OMIT"]
 
 #: Top-level fields of ``report.json``, in order (stable names).
 REPORT_FIELDS = (
     "metricopt_version", "versions", "created", "command", "graph", "problem", "method",
     "options", "auto_reason", "status", "status_name", "success", "message", "lp_value",
-    "lower_bound", "rounded_objective", "approximation_ratio", "lp_approx_ratio", "gap",
+    "lower_bound", "rounded_objective", "approximation_ratio", "lp_approx_ratio", "scores", "gap",
     "max_violation", "iterations", "solve_seconds", "compile_seconds", "total_seconds",
     "peak_memory_bytes",
     "rounding", "solver_extras", "warnings", "files",
@@ -169,7 +178,8 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
     rounding : dict or None
         Keys ``method`` (default ``"auto"``), ``n_tries`` (default 20) and ``seed``
         (default: the solver's ``seed`` option, else fresh entropy that the report
-        records).
+        records). With ``method="leiden"`` the answer is Leiden's clustering and the LP
+        roundings of ``"auto"`` run too, for comparison (``per_method`` in the report).
     out : str or os.PathLike or None
         Directory for ``report.json``, ``iterations.csv``, ``clusters.csv`` or
         ``cut.csv``, and ``solution.npz``; created if needed. The run claims it (a lock
@@ -315,6 +325,10 @@ def check_run_arguments(kind, method, solver_options, round_method=None):
         if str(round_method).lower() not in valid:
             raise InvalidParameterError(f"Rounding method {round_method!r} does not apply to "
                                         f"{kind}; choose one of: {', '.join(valid)}")
+        if str(round_method).lower() == "leiden":
+            from .rounding.leiden import require_leiden
+
+            require_leiden()
 
 
 def _check_export(export, kind, bound_only):
@@ -380,8 +394,9 @@ def _should_round(kind, result, bound_only):
 def _round(problem, x, opts):
     from .rounding import round_solution
 
+    compare = "auto" if str(opts["method"]).lower() == "leiden" else None
     return round_solution(problem, x, method=opts["method"], n_tries=opts["n_tries"],
-                          seed=opts["seed"])
+                          seed=opts["seed"], compare=compare)
 
 
 #: A ratio below 1 by at most this relative amount is round-off of an optimal answer
@@ -501,18 +516,53 @@ def _problem_section(problem):
     }
 
 
-def _rounding_section(rounded, requested):
+def _rounding_section(rounded, requested, lower_bound):
     if rounded is None:
         return None
+    per_method = rounded.get("per_method")
     return {
         "method": rounded.get("method"),
         "requested_method": requested["method"],
         "n_tries": rounded.get("n_tries", requested["n_tries"]),
         "seed": rounded.get("seed", requested["seed"]),
         "n_clusters": rounded.get("n_clusters"),
-        "per_method": rounded.get("per_method"),
+        "per_method": per_method,
+        "per_method_ratio": None if per_method is None else {
+            name: _ratio(value, lower_bound) for name, value in per_method.items()},
         "objective": rounded.get("objective"),
     }
+
+
+def objective_scores(problem, objective=None, lower_bound=None):
+    """An objective value and a lower bound in the problem's other units.
+
+    Parameters
+    ----------
+    problem : MetricProblem
+        Its ``units`` (``name -> (scale, offset)``) define the other units.
+    objective : float or None
+        The objective of a clustering.
+    lower_bound : float or None
+        A certified lower bound on the objective.
+
+    Returns
+    -------
+    dict or None
+        ``name`` (the clustering's value) and ``name_lower_bound`` or, for a negative
+        scale, ``name_upper_bound`` (valid for every clustering), for each unit given a
+        finite value; ``None`` when the problem has no other units.
+    """
+    units = getattr(problem, "units", None) or {}
+    if not units:
+        return None
+    out = {}
+    for name, (scale, offset) in units.items():
+        if objective is not None and np.isfinite(float(objective)):
+            out[name] = scale * float(objective) + offset
+        if lower_bound is not None and np.isfinite(float(lower_bound)):
+            side = "lower" if scale > 0 else "upper"
+            out[f"{name}_{side}_bound"] = scale * float(lower_bound) + offset
+    return out
 
 
 def _solver_extras(result):
@@ -562,6 +612,7 @@ def _build_report(outcome, source, read_options, solver, caught, command, round_
         "rounded_objective": rounded_objective,
         "approximation_ratio": _ratio(rounded_objective, lower_bound),
         "lp_approx_ratio": lp_ratio,
+        "scores": objective_scores(outcome.problem, rounded_objective, lower_bound),
         "gap": result.get("gap"),
         "max_violation": result.get("max_violation"),
         "iterations": result.get("nit"),
@@ -569,7 +620,7 @@ def _build_report(outcome, source, read_options, solver, caught, command, round_
         "compile_seconds": result.get("compile_seconds"),
         "total_seconds": None,
         "peak_memory_bytes": _peak_memory_bytes(),
-        "rounding": _rounding_section(rounded, round_opts),
+        "rounding": _rounding_section(rounded, round_opts, lower_bound),
         "solver_extras": _solver_extras(result),
         "warnings": [f"{w.category.__name__}: {w.message}" for w in caught]
         + ([] if below is None else [f"{MetricOptWarning.__name__}: {below}"]),
@@ -652,7 +703,9 @@ def evaluate_file(source, kind, path, *, problem_params=None, read_options=None,
     -------
     dict
         ``graph``, ``problem``, ``file``, ``objective``, ``lower_bound``,
-        ``approximation_ratio`` (null without a usable bound) and ``n_clusters``
+        ``approximation_ratio`` (null without a usable bound), ``scores`` (the
+        objective and bound in the problem's other units, e.g. the modularity; null
+        when it has none; see :func:`objective_scores`) and ``n_clusters``
         (``cut_size``, the number of nodes in ``S``, for ``sc``).
     """
     from .io import read_input
@@ -694,7 +747,8 @@ def evaluate_file(source, kind, path, *, problem_params=None, read_options=None,
                       f"problem and its parameters, so no ratio is certified",
                       MetricOptWarning, stacklevel=2)
     out.update(objective=float(objective), lower_bound=lower_bound,
-               approximation_ratio=_ratio(objective, lower_bound))
+               approximation_ratio=_ratio(objective, lower_bound),
+               scores=objective_scores(problem, objective, lower_bound))
     return to_jsonable(out)
 
 

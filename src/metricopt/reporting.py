@@ -14,6 +14,9 @@ dtypes, then one column per parameter the runs used:
     graph reading options (``report["graph"]["read_options"]``),
 ``extra_<name>``
     backend-specific scalar results (``report["solver_extras"]``),
+``score_<name>``
+    the objective in the problem's other units (``report["scores"]``, e.g.
+    ``score_modularity``),
 ``version_<name>``
     versions beyond the fixed ``version_*`` columns.
 
@@ -98,7 +101,7 @@ REPORT_COLUMNS = {name: dtype for name, dtype, _ in _COLUMNS}
 #: Fixed report columns: name -> one-line description.
 COLUMN_DESCRIPTIONS = {name: text for name, _, text in _COLUMNS}
 #: Prefixes of the per-parameter columns that follow the fixed ones.
-DYNAMIC_PREFIXES = ("param_", "option_", "read_", "extra_", "version_")
+DYNAMIC_PREFIXES = ("param_", "option_", "read_", "extra_", "score_", "version_")
 
 _MARKDOWN_COLUMNS = ("run", "graph", "n", "m", "problem", "method", "status_name", "lp_value",
                      "lower_bound", "rounded_objective", "approximation_ratio", "gap",
@@ -165,7 +168,8 @@ def report_row(run):
     -------
     dict
         Fixed columns (see :data:`REPORT_COLUMNS`) and ``param_*``, ``option_*``,
-        ``read_*``, ``extra_*``, ``version_*`` columns, with the values of the report.
+        ``read_*``, ``extra_*``, ``score_*``, ``version_*`` columns, with the values of
+        the report.
     """
     from .io.reports import read_report_json
 
@@ -208,7 +212,7 @@ def report_row(run):
         row[f"version_{name}"] = versions.pop(name, None)
     sections = (("param_", problem.get("params")), ("option_", rep.get("options")),
                 ("read_", graph.get("read_options")), ("extra_", rep.get("solver_extras")),
-                ("version_", versions))
+                ("score_", rep.get("scores")), ("version_", versions))
     for prefix, values in sections:
         for key, value in (values or {}).items():
             row[f"{prefix}{key}"] = value
@@ -285,8 +289,8 @@ def report_table(paths):
     -------
     pandas.DataFrame
         Columns: :data:`REPORT_COLUMNS` with their dtypes, then the dynamic
-        ``param_*``, ``option_*``, ``read_*``, ``extra_*`` and ``version_*`` columns,
-        sorted by name.
+        ``param_*``, ``option_*``, ``read_*``, ``extra_*``, ``score_*`` and ``version_*``
+        columns, sorted by name.
 
     Raises
     ------

@@ -63,8 +63,10 @@ class ProblemKind(click.ParamType):
 KINDS = ProblemKind()
 
 #: CLI parameter name -> problem-builder parameter name.
-_PROBLEM_PARAMS = {"weights": "weights", "delta": "delta", "epsilon": "epsilon", "p": "p",
-                   "source": "source"}
+_PROBLEM_PARAMS = {"weights": "weights", "delta": "delta", "epsilon": "epsilon",
+                   "resolution": "resolution", "p": "p", "source": "source"}
+#: Weight modes of cc that take --resolution, and whether they need it.
+_RESOLUTION_MODES = {"lambda": True, "lambda-degree": True, "modularity": False}
 #: CLI parameter name -> solver option name (common to backends that accept them).
 _SOLVER_PARAMS = {"gamma": "gamma", "lam": "lam", "tol": "tol", "gap_tol": "gap_tol",
                   "max_iter": "max_iter", "time_limit": "time_limit", "threads": "threads",
@@ -165,17 +167,25 @@ def _apply(fn, options):
 
 
 def problem_options(fn):
-    """``--weights --delta --epsilon --p --source``: parameters of the relaxation."""
+    """``--weights --delta --epsilon --resolution --p --source``: parameters of the
+    relaxation."""
     return _apply(fn, [
         click.option("--weights", type=click.Choice(WEIGHT_MODES), default=None,
                      help="cc: pair weights: jaccard (default for unsigned graphs), unit "
-                          "(cluster editing), signed (the file's signed weights; sparse).  "
-                          "[default: auto]"),
+                          "(cluster editing), signed (the file's signed weights; sparse), "
+                          "lambda (LambdaCC: edges 1-R toward together, non-edges R toward "
+                          "apart), lambda-degree (LambdaCC with degrees: signed weight "
+                          "A_ij - R d_i d_j), modularity (signed weight A_ij - gamma d_i "
+                          "d_j/2m; the report adds the modularity).  [default: auto]"),
         click.option("--delta", type=Real(*DELTA_RANGE, low_open=True, high_open=True),
                      default=None,
                      help="cc/mn: shift of the Jaccard transform, in (0, 1).  [default: 0.05]"),
         click.option("--epsilon", type=Real(EPSILON_MIN), default=None,
                      help="cc/mn: offset added to Jaccard weights, >= 0.  [default: 0.01]"),
+        click.option("--resolution", type=Real(0.0, low_open=True), default=None,
+                     help="cc: resolution R of --weights lambda (in (0, 1), required) and "
+                          "lambda-degree (> 0, required), or gamma of --weights modularity "
+                          "(> 0).  [default for modularity: 1]"),
         click.option("--p", "p", type=click.Choice(["1", "2"]), default=None,
                      help="mn: exponent of the objective sum w|x - d|^p.  [default: 2]"),
         click.option("--source", type=click.Choice(SOURCES), default=None,
@@ -246,7 +256,9 @@ def rounding_options(fn):
         click.option("--round", "round_method", type=click.Choice(["auto", *names], case_sensitive=False),
                      default="auto", show_default=True,
                      help=f"Rounding method ({per_kind}); 'auto' tries the suitable ones and "
-                          "keeps the best."),
+                          "keeps the best. 'leiden' (cc): the Leiden clustering for the "
+                          "quality function matching --weights, certified and compared with "
+                          "the LP roundings (pip install 'metricopt[leiden]')."),
         click.option("--round-tries", type=click.IntRange(min=1), default=20, show_default=True,
                      help="Seeded tries per randomised rounding method; the best is kept."),
     ])
@@ -339,11 +351,27 @@ def _given(ctx, name):
     return source is not None and source != click.core.ParameterSource.DEFAULT
 
 
+def _check_resolution(ctx, kind, opts):
+    """``--resolution`` goes with the resolution-based ``--weights`` of cc, and back."""
+    weights, resolution = opts.get("weights"), opts.get("resolution")
+    if kind != "cc":
+        return  # collect_problem_params refuses --resolution for the other problems
+    if resolution is not None and weights not in _RESOLUTION_MODES:
+        raise click.UsageError(f"--resolution applies to --weights "
+                               f"{', '.join(_RESOLUTION_MODES)} only", ctx)
+    if resolution is None and _RESOLUTION_MODES.get(weights):
+        raise click.UsageError(f"--weights {weights} needs --resolution R", ctx)
+    if weights == "lambda" and resolution is not None and resolution >= 1.0:
+        raise click.UsageError(f"--resolution {resolution:g}: --weights lambda needs R in "
+                               f"(0, 1)", ctx)
+
+
 def check_applicable(ctx, kind, opts, *, bound_only):
     """Refuse, before any input is read, options that do not apply (usage error, exit 2).
 
     Checks ``--lambda`` (sparsest cut only), ``--checkpoint-every`` (needs
-    ``--checkpoint``), the rounding options against the problem, and the solver options
+    ``--checkpoint``), ``--resolution`` against ``--weights``, the rounding options
+    against the problem, and the solver options
     against the backend: an explicit ``--method`` must accept every one of them; with
     ``auto`` each must be an option of some backend (``auto`` drops, with a warning, those
     the backend it picks has no use for).
@@ -363,6 +391,7 @@ def check_applicable(ctx, kind, opts, *, bound_only):
                                ctx)
     if opts.get("checkpoint_every") is not None and opts.get("checkpoint") is None:
         raise click.UsageError("--checkpoint-every needs --checkpoint FILE", ctx)
+    _check_resolution(ctx, kind, opts)
     if not bound_only:
         if kind == "mn":
             for name, flag in (("round_method", "--round"), ("round_tries", "--round-tries")):

@@ -200,6 +200,25 @@ def _below_bound_text(report):
     return "  (below the bound by round-off)"
 
 
+def _score_rows(scores):
+    """One row per value of a report's ``scores`` (other units of the objective)."""
+    return [(name.replace("_", " "), _num(value, ".10g")) for name, value in (scores or {}).items()]
+
+
+def _per_method_text(rnd):
+    """``leiden 32.5 (ratio 1.23); pivot ...`` when more than one method was scored."""
+    per_method = rnd.get("per_method") or {}
+    if len(per_method) < 2:
+        return None
+    ratios = rnd.get("per_method_ratio") or {}
+    parts = []
+    for name, value in per_method.items():
+        ratio = ratios.get(name)
+        parts.append(f"{name} {_num(value, '.10g')}"
+                     + (f" (ratio {_num(ratio, '.6f')})" if ratio is not None else ""))
+    return "; ".join(parts)
+
+
 def run_summary(report):
     """Summary table of a ``solve`` or ``bound`` run."""
     graph, problem, rnd = report["graph"], report["problem"], report.get("rounding")
@@ -220,7 +239,9 @@ def run_summary(report):
                                             report.get("rounded_objective"))),
             ("rounding", f"{rnd['method']}, {rnd['n_clusters']} clusters, seed {rnd['seed']}"
              if problem["kind"] != "sc" else f"{rnd['method']}, seed {rnd['seed']}"),
+            ("per method", _per_method_text(rnd)),
         ]
+    rows += _score_rows(report.get("scores"))
     rows += [
         ("max violation", _num(report.get("max_violation"), ".3e")),
         ("iterations", _num(report.get("iterations"))),
@@ -247,6 +268,7 @@ def evaluation(result):
         rows.append(("certified ratio",
                      _ratio_text(result.get("approximation_ratio"), result["lower_bound"],
                                  result.get("objective"))))
+    rows += _score_rows(result.get("scores"))
     _console().print(_kv_table(None, rows))
 
 

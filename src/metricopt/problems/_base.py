@@ -59,6 +59,12 @@ class MetricProblem:
     params : dict
         The builder's parameters, recorded in reports.
     name : str
+    units : dict
+        Other units of the objective, ``name -> (scale, offset)``: a clustering whose
+        objective is ``D`` has ``scale * D + offset`` in that unit (e.g. the modularity
+        of a correlation-clustering problem with modularity weights). A lower bound on
+        ``D`` maps to a lower bound in that unit when ``scale > 0`` and to an upper
+        bound when ``scale < 0``. Empty for most problems.
     """
 
     kind: str
@@ -79,6 +85,7 @@ class MetricProblem:
     graph: object = None
     params: dict = field(default_factory=dict)
     name: str = "problem"
+    units: dict = field(default_factory=dict)
 
     # ------------------------------------------------------------------ sizes
     @property

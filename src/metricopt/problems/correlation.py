@@ -8,13 +8,15 @@ from ._base import MetricProblem
 from ._checks import check_choice, check_graph, check_real
 from ._pairs import n_pairs, pair_index
 from .jaccard import DELTA_RANGE, EPSILON_MIN, jaccard_signed_weights
+from .resolution import RESOLUTION_WEIGHTS, check_resolution, resolution_weights
 
 __all__ = ["correlation_clustering"]
 
 _CALLER = "correlation_clustering"
 
 
-def correlation_clustering(graph, *, weights="auto", delta=0.05, epsilon=0.01, max_memory=None):
+def correlation_clustering(graph, *, weights="auto", delta=0.05, epsilon=0.01, resolution=None,
+                           max_memory=None):
     """Build the correlation-clustering LP relaxation of a graph.
 
     ``min sum_ij w_ij |x_ij - d_ij|`` subject to ``x`` being a (semi)metric with
@@ -23,27 +25,43 @@ def correlation_clustering(graph, *, weights="auto", delta=0.05, epsilon=0.01, m
     Parameters
     ----------
     graph : Graph
-    weights : {"auto", "jaccard", "unit", "signed"}, default="auto"
+    weights : {"auto", "jaccard", "unit", "signed", "lambda", "lambda-degree", \
+"modularity"}, default="auto"
         ``"jaccard"``: every pair weighted by the Wang et al. Jaccard transform (dense;
         see :func:`jaccard_signed_weights`); ``"unit"``: +1 on edges, -1 on non-edges
         (cluster editing; dense); ``"signed"``: the graph's own signed edge weights,
         absent pairs weigh 0, so only the edges are variables and the constraints are
         the cycle inequalities of MET(G) (sparse). ``"auto"`` is ``"signed"`` when the
-        graph has a negative weight, else ``"jaccard"``.
+        graph has a negative weight, else ``"jaccard"``. The resolution-based modes
+        (dense; see :func:`~metricopt.problems.resolution.resolution_weights`):
+        ``"lambda"``, LambdaCC [2]_: edges weigh ``1 - R`` toward together, non-edges
+        ``R`` toward apart; ``"lambda-degree"``, LambdaCC with degree node weights:
+        signed pair weight ``A_ij - R d_i d_j``; ``"modularity"``: signed pair weight
+        ``A_ij - gamma d_i d_j / (2m)``, its sign choosing the target.
     delta, epsilon : float
         Parameters of the Jaccard transform (defaults 0.05 and 0.01, as in V §8.4).
+    resolution : float or None
+        ``R`` of ``"lambda"`` (required, in (0, 1)) and ``"lambda-degree"`` (required,
+        > 0); ``gamma`` of ``"modularity"`` (> 0, default 1). Not accepted by the other
+        modes.
     max_memory : int or None
         Bytes allowed for the dense weight vectors (default: what the machine has).
 
     Returns
     -------
     MetricProblem
+        For ``"modularity"`` its ``units`` map the objective to the modularity of a
+        clustering; for ``"lambda-degree"`` to the unsigned LambdaCC form (see
+        :func:`~metricopt.problems.resolution.resolution_weights`).
 
     References
     ----------
     .. [1] Veldt, N., Gleich, D. F., Wirth, A., & Saunderson, J. (2019). Metric-constrained
            optimization for graph clustering algorithms. SIAM J. Math. Data Sci. 1(2),
            333-355. https://doi.org/10.1137/18M1217152
+    .. [2] Veldt, N., Gleich, D. F., & Wirth, A. (2018). A correlation clustering
+           framework for community detection. WWW 2018, 439-448.
+           https://doi.org/10.1145/3178876.3186110
     """
     check_graph(graph, _CALLER)
     check_choice(weights, "weights", _CALLER, WEIGHT_MODES)
@@ -53,6 +71,7 @@ def correlation_clustering(graph, *, weights="auto", delta=0.05, epsilon=0.01, m
     mode = weights
     if mode == "auto":
         mode = "signed" if graph.is_signed else "jaccard"
+    resolution = check_resolution(mode, resolution, _CALLER)
     params = dict(weights=mode)
     if mode == "signed":
         if graph.weights is None:
@@ -68,9 +87,13 @@ def correlation_clustering(graph, *, weights="auto", delta=0.05, epsilon=0.01, m
     npairs = n_pairs(graph.n)
     check_memory(3 * 8 * npairs, f"correlation clustering with {mode} weights on {graph.n} nodes "
                  f"({npairs} pair variables)", max_memory)
+    units = {}
     if mode == "jaccard":
         w, d = jaccard_signed_weights(graph, delta=delta, epsilon=epsilon)
         params.update(delta=delta, epsilon=epsilon)
+    elif mode in RESOLUTION_WEIGHTS:
+        w, d, units = resolution_weights(graph, mode, resolution)
+        params.update(resolution=resolution)
     else:
         w = np.ones(npairs)
         d = np.ones(npairs)
@@ -78,6 +101,7 @@ def correlation_clustering(graph, *, weights="auto", delta=0.05, epsilon=0.01, m
     return MetricProblem(
         kind="cc", n=graph.n, labels=graph.labels, structure="dense", objective="l1",
         weights=w, target=d, lower=0.0, upper=1.0, graph=graph, params=params, name=graph.name,
+        units=units,
     )
 
 

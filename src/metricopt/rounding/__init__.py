@@ -7,7 +7,9 @@ from the problem data alone.
 Methods per problem kind:
 
 * ``cc``: ``pivot``, ``threshold`` and ``region-growing`` (``"auto"``: the best of the
-  three), and the LP-free baseline ``kwikcluster``;
+  three), the LP-free baseline ``kwikcluster``, and ``leiden``, the Leiden clustering
+  for the quality function that matches the problem's weights (optional packages; see
+  :mod:`metricopt.rounding.leiden`);
 * ``sc``: ``sweep`` and the LP-free ``spectral`` (``"auto"``: the better of both);
 * ``cd``: ``pivot`` (also ``"auto"``).
 
@@ -64,7 +66,7 @@ __all__ = [
 
 #: Methods per problem kind; ``"auto"`` runs the ones listed in :data:`AUTO`.
 METHODS = ROUNDING_METHODS
-_NO_X = ("kwikcluster", "spectral")  # methods that do not read x
+_NO_X = ("kwikcluster", "spectral", "leiden")  # methods that do not read x
 AUTO = ROUNDING_AUTO
 
 
@@ -89,7 +91,7 @@ def _check_n_tries(n_tries):
 
 
 @for_kinds("cc", "sc", "cd")
-def round_solution(problem, x, *, method="auto", n_tries=20, seed=None):
+def round_solution(problem, x, *, method="auto", n_tries=20, seed=None, compare=None):
     """Round a relaxation's solution into a clustering (cc, cd) or a cut (sc).
 
     Parameters
@@ -98,22 +100,30 @@ def round_solution(problem, x, *, method="auto", n_tries=20, seed=None):
         Of kind ``"cc"`` (dense or sparse), ``"sc"`` (dense) or ``"cd"``.
     x : ndarray of shape (n_variables,) or SolveResult
         The relaxation's solution (a mapping with an ``"x"`` entry is accepted). May be
-        None for ``method="kwikcluster"``.
+        None for ``method="kwikcluster"`` and ``method="leiden"``.
     method : str, default="auto"
         ``cc``: ``"pivot"`` (LP-pivot [1]_), ``"threshold"`` (pivot with
         ``x < 1/3``), ``"region-growing"`` (Charikar-Guruswami-Wirth [2]_),
-        ``"kwikcluster"`` (signs only [1]_), ``"auto"`` (best of the first three).
+        ``"kwikcluster"`` (signs only [1]_), ``"leiden"`` (Leiden [5]_ on the quality
+        function matching the weights, see :mod:`metricopt.rounding.leiden`; needs
+        ``pip install 'metricopt[leiden]'``), ``"auto"`` (best of the first three).
         ``sc``: ``"sweep"`` (every row of ``x`` [3]_), ``"spectral"`` (Fiedler
         vector), ``"auto"`` (both, the better kept). ``cd``: ``"pivot"`` (``x < 1/2``
         [4]_) or ``"auto"``.
     n_tries : int, default=20
-        Tries of every randomised method; the cheapest answer is kept. The row sweep and
-        the spectral sweep are deterministic and run once.
+        Tries of every randomised method (Leiden: seeds); the cheapest answer is kept.
+        The row sweep and the spectral sweep are deterministic and run once.
     seed : int, SeedSequence, Generator or None
         Seeds the tries. Each try of each method draws from its own
         ``SeedSequence(entropy, spawn_key=(method, try))``, so a method gives the same
         tries alone or inside ``"auto"``; ``None`` draws fresh entropy, reported in the
         result's ``seed`` field.
+    compare : str or None
+        Further methods (a method name, or ``"auto"`` for its set) run with the same
+        seed only to compare with: their best objectives are added to ``per_method``,
+        but the answer is always ``method``'s (e.g. ``method="leiden",
+        compare="auto"``: how Leiden fares against the LP roundings). Methods that need
+        ``x`` are skipped when it is None.
 
     Returns
     -------
@@ -152,6 +162,9 @@ def round_solution(problem, x, *, method="auto", n_tries=20, seed=None):
     .. [4] Veldt, N., Gleich, D. F., & Wirth, A. (2018). A correlation clustering
            framework for community detection. WWW 2018.
            https://doi.org/10.1145/3178876.3186110
+    .. [5] Traag, V. A., Waltman, L., & van Eck, N. J. (2019). From Louvain to Leiden:
+           guaranteeing well-connected communities. Sci. Rep. 9, 5233.
+           https://doi.org/10.1038/s41598-019-41695-z
 
     Examples
     --------
@@ -173,15 +186,28 @@ def round_solution(problem, x, *, method="auto", n_tries=20, seed=None):
     if kind == "cd" and problem.structure != "edges":
         raise UnsupportedProblemError("cluster-deletion rounding needs the edge-variable relaxation")
     methods = _check_method(method, kind)
+    others = ()
+    if compare is not None:
+        others = tuple(m for m in _check_method(compare, kind)
+                       if m not in methods and (x is not None or m in _NO_X))
     n_tries = _check_n_tries(n_tries)
     entropy = seed_entropy(seed)
+    if "leiden" in methods + others:
+        from .leiden import require_leiden
+
+        require_leiden()
     if x is not None or any(m not in _NO_X for m in methods):
         x = check_x(problem, x)
 
     if kind == "sc":
         out = _round_cut(problem, x, methods, entropy)
+        if others:
+            out["per_method"].update(_round_cut(problem, x, others, entropy)["per_method"])
     else:
         out = _round_clustering(problem, x, methods, n_tries, entropy)
+        if others:
+            out["per_method"].update(
+                _round_clustering(problem, x, others, n_tries, entropy)["per_method"])
     out.update(n_tries=n_tries, seed=entropy)
     out["elapsed"] = time.perf_counter() - start
     return out
@@ -196,6 +222,11 @@ def _runners(problem, x, method):
         return method, pivot_runner(problem, x, THRESHOLD)
     if method == "kwikcluster":
         return method, pivot_runner(problem, sign_values(problem), THRESHOLD)
+    if method == "leiden":
+        from .leiden import leiden_runner
+
+        run = leiden_runner(problem)
+        return method, lambda order, kernel_seed: run(kernel_seed)
     return method, region_runner(problem, x)
 
 

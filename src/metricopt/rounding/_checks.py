@@ -224,6 +224,7 @@ _METHOD_KEYS = {
     "kwikcluster": 4,
     "cd-pivot": 5,
     "spectral": 6,
+    "leiden": 7,
 }
 
 
