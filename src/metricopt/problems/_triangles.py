@@ -1,7 +1,24 @@
 """Triangle-inequality measurements on packed pair vectors (numba kernels).
 
-These kernels scan all ``3 * C(n, 3)`` inequalities ``x_ij <= x_ik + x_kj`` in
+The full kernels scan all ``3 * C(n, 3)`` inequalities ``x_ij <= x_ik + x_kj`` in
 O(n^3) time and O(1) extra memory; they never materialise the constraints.
+
+Support scan. With ``U = max x`` and ``L = min(min x, 0)``, an inequality violated by
+more than ``tol`` has ``x_ik + x_kj < x_ij - tol <= U - tol``, so both of its short
+sides lie below ``cut = U - tol - L``: both are edges of the *support graph*
+``S = {pairs with x < cut}``, and ``k`` is their common node. Enumerating, for every
+node ``k``, the pairs of its ``S``-neighbours (the wedges of ``S`` centred at ``k``)
+therefore meets every violated inequality exactly once, in
+``O(n^2 + sum_k deg_S(k)^2)`` time. ``U`` is taken as the ``(n + 1)``-th largest
+value rather than the maximum, so that a few pairs above the bulk (an LP vertex may put
+some pair beyond 1 at no cost) do not make ``S`` dense; the pairs above it are checked
+against every third node. LP and QP points of clustering problems leave
+most pairs at their upper bound (correlation clustering: ``x = 1`` for every pair no
+active constraint touches), so ``S`` is sparse and the scan costs a small part of the
+full one (Jaccard cc on ca-GrQc, n = 4158: see ``benchmarks/README.md``). The public
+functions pick the cheaper scan by counting the wedges first; both give the same
+answer.
+
 Inputs are assumed checked: contiguous float64 packed vectors of length n(n-1)/2.
 """
 
@@ -41,8 +58,155 @@ def _max_violation_kernel(x, n):
     return worst
 
 
+@numba.njit(cache=True)
+def _support_graph(x, n, cut):
+    """CSR lists (sorted) of the pairs with ``x < cut``, and the wedge count."""
+    off = _row_offsets(n)
+    deg = np.zeros(n, dtype=np.int64)
+    for i in range(n):
+        for j in range(i + 1, n):
+            if x[off[i] + j] < cut:
+                deg[i] += 1
+                deg[j] += 1
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    wedges = 0
+    for v in range(n):
+        indptr[v + 1] = indptr[v] + deg[v]
+        wedges += deg[v] * (deg[v] - 1) // 2
+    indices = np.empty(indptr[n], dtype=np.int32)
+    fill = indptr[:n].copy()
+    # row i lists its j > i after every row i' < i listed i: each list ends sorted
+    for i in range(n):
+        for j in range(i + 1, n):
+            if x[off[i] + j] < cut:
+                indices[fill[i]] = j
+                fill[i] += 1
+                indices[fill[j]] = i
+                fill[j] += 1
+    return indptr, indices, wedges
+
+
+@numba.njit(cache=True)
+def _pos(off, i, j):
+    """Packed index of the pair {i, j}, i != j."""
+    if i < j:
+        return off[i] + j
+    return off[j] + i
+
+
+@numba.njit(cache=True)
+def _support_scan(x, n, tol, indptr, indices, high, level, best, other1, other2):
+    """Every inequality violated by more than ``tol``: the wedges of the support graph
+    (long sides at most ``level``) and, for each pair of ``high`` (long sides above
+    ``level``), all ``k``. Keeps the most violated per long side when ``best`` has
+    entries (else only the largest violation); returns ``(worst, total)``."""
+    off = _row_offsets(n)
+    keep = best.size > 0
+    worst = 0.0
+    total = 0
+    for k in range(n):
+        lo = indptr[k]
+        hi = indptr[k + 1]
+        for a in range(lo, hi):
+            i = indices[a]
+            b_pair = _pos(off, i, k)
+            for b in range(a + 1, hi):
+                j = indices[b]
+                p = _pos(off, i, j)
+                if x[p] > level:  # a high pair: all of its triangles come below
+                    continue
+                c_pair = _pos(off, k, j)
+                # the full kernels' order of operations: the smaller packed index first
+                first = min(b_pair, c_pair)
+                second = max(b_pair, c_pair)
+                v = x[p] - x[first] - x[second]
+                if v > worst:
+                    worst = v
+                if keep and v > tol:
+                    total += 1
+                    if v > best[p]:
+                        best[p] = v
+                        other1[p] = first
+                        other2[p] = second
+    for h in range(high.size):
+        p = high[h]
+        i = 0
+        while i + 1 < n and off[i + 1] + i + 2 <= p:  # the row of p (few high pairs)
+            i += 1
+        j = p - off[i]
+        for k in range(n):
+            if k == i or k == j:
+                continue
+            b_pair = _pos(off, i, k)
+            c_pair = _pos(off, j, k)
+            first = min(b_pair, c_pair)
+            second = max(b_pair, c_pair)
+            v = x[p] - x[first] - x[second]
+            if v > worst:
+                worst = v
+            if keep and v > tol:
+                total += 1
+                if v > best[p]:
+                    best[p] = v
+                    other1[p] = first
+                    other2[p] = second
+    return worst, total
+
+
+@numba.njit(cache=True)
+def _collect(best, other1, other2):
+    count = 0
+    for p in range(best.size):
+        if other1[p] >= 0:
+            count += 1
+    rows = np.empty((count, 3), dtype=np.int64)
+    viol = np.empty(count, dtype=np.float64)
+    t = 0
+    for p in range(best.size):
+        if other1[p] >= 0:
+            rows[t, 0] = p
+            rows[t, 1] = other1[p]
+            rows[t, 2] = other2[p]
+            viol[t] = best[p]
+            t += 1
+    return rows, viol
+
+
+#: The support scan is used when its wedges number at most this share of the full
+#: scan's triplets (a wedge costs about as much as a triplet's three checks).
+SUPPORT_SHARE = 0.5
+
+
+def support_graph(x, n, tol):
+    """The support scan's data (module docstring), or None when the full scan is cheaper.
+
+    The level is the ``(n + 1)``-th largest value of ``x``: the at most ``n`` pairs above
+    it (``high``) are checked against every third node, O(n) each; the support graph
+    holds the pairs below ``level - tol - min(min x, 0)``.
+
+    Returns
+    -------
+    (indptr, indices, high, level) or None
+    """
+    m = x.size
+    if m <= n + 1 or not np.all(np.isfinite(x)):
+        return None
+    level = float(np.partition(x, m - n - 1)[m - n - 1])
+    high = np.flatnonzero(x > level).astype(np.int64)
+    cut = level - float(tol) - min(float(x.min()), 0.0)
+    indptr, indices, wedges = _support_graph(x, n, cut)
+    if wedges + high.size * n > SUPPORT_SHARE * (n * (n - 1) * (n - 2) / 6):
+        return None
+    return indptr, indices, high, level
+
+
+_NO_ROWS = (np.empty(0), np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))
+
+
 def max_triangle_violation(x, n):
     """Largest violation ``max(0, x_ij - x_ik - x_kj)`` over all triangles.
+
+    By the support scan when it is cheaper (module docstring); the value is the same.
 
     Parameters
     ----------
@@ -56,7 +220,12 @@ def max_triangle_violation(x, n):
     """
     if n < 3:
         return 0.0
-    return float(_max_violation_kernel(np.ascontiguousarray(x, dtype=np.float64), n))
+    x = np.ascontiguousarray(x, dtype=np.float64)
+    support = support_graph(x, n, 0.0)
+    if support is None:
+        return float(_max_violation_kernel(x, n))
+    worst, _ = _support_scan(x, n, 0.0, *support, *_NO_ROWS)
+    return float(worst)
 
 
 @numba.njit(cache=True)
@@ -138,5 +307,14 @@ def violated_triangles(x, n, tol=1e-9):
     if n < 3:
         return np.empty((0, 3), np.int64), np.empty(0), 0
     x = np.ascontiguousarray(x, dtype=np.float64)
-    rows, viol, total = _violated_kernel(x, n, float(tol))
+    support = support_graph(x, n, max(float(tol), 0.0))
+    if support is None:
+        rows, viol, total = _violated_kernel(x, n, float(tol))
+        return rows, viol, int(total)
+    npairs = x.size
+    best = np.zeros(npairs, dtype=np.float64)
+    other1 = np.full(npairs, -1, dtype=np.int64)
+    other2 = np.full(npairs, -1, dtype=np.int64)
+    _, total = _support_scan(x, n, float(tol), *support, best, other1, other2)
+    rows, viol = _collect(best, other1, other2)
     return rows, viol, int(total)

@@ -107,6 +107,17 @@ def estimate_memory(problem, *, lp_algorithm="auto", lazy=False):
 
     algorithm = _resolve_algorithm(problem, lp_algorithm, lazy=lazy)
     size = lpm.model_size(problem)
+    if lazy and _restricted_columns(problem) and algorithm != "qp":
+        # columns only for the pairs rows touch; per pair: x, the targets, the column
+        # map and the separation's best row (about 64 bytes); the first separated round
+        # has at most one row per pair below the largest target (the support scan of
+        # :mod:`metricopt.problems._triangles`), whose three pairs become columns
+        n_x = problem.n_variables
+        target = np.asarray(problem.target, dtype=np.float64)
+        low = int(np.count_nonzero(target < target.max())) if n_x else 0
+        round_rows = min(n_x, 4 * low)
+        return (_model_bytes(algorithm, round_rows, 3 * round_rows, min(n_x, 3 * round_rows))
+                + 64 * n_x)
     if lazy:
         n_x = problem.n_variables
         aux = size["cols"] - (n_pairs(problem.n) if problem.structure != "edges" else n_x)
@@ -744,13 +755,7 @@ class HighsLazySolver(Solver):
         need = estimate_memory(problem, lp_algorithm=opts["lp_algorithm"], lazy=True)
         check_memory(need, f"{_memory_text(problem, self.name)}: the first round", opts["max_memory"])
 
-        n_x = problem.n_variables
-        x_columns = np.arange(n_x, dtype=np.int64)
-        objective = lpm.objective_model(problem, x_columns, n_x)
-        model = _Model(problem, objective, opts, algorithm)
-        model.add(objective.rows)
-        if problem.sum_value is not None:
-            model.add(lpm.sum_row(x_columns, problem.sum_value))
+        model = _lazy_model(problem, opts, algorithm)
         separator = _Separator(problem, opts["tol"], opts["max_rows_per_round"])
         used = need
         history = []
@@ -765,17 +770,16 @@ class HighsLazySolver(Solver):
                 status, message = Status.LIMIT, "Time limit reached."
                 break
             rounds += 1
-            run_status, run_message, z, value = model.solve(deadline)
+            run_status, run_message, x, value = model.solve(deadline)
             round_bound = math.nan
             if is_lp:
-                round_bound, details = model.certified_bound(problem, objective)
+                round_bound, details = model.certified_bound()
                 certificate_seconds += details.get("seconds", 0.0)
                 if round_bound > best_bound:
                     best_bound, certificate = round_bound, details
-            if run_status != Status.OPTIMAL or z is None:
+            if run_status != Status.OPTIMAL or x is None:
                 status, message = run_status, run_message
                 break
-            x = np.ascontiguousarray(z[:n_x])
             best_x, best_value = x, value
             blocks, max_violation = separator.separate(x)
             max_violation = max(max_violation, problem.bound_violation(x))
@@ -831,8 +835,7 @@ class HighsLazySolver(Solver):
                 status, message = Status.LIMIT, f"Memory limit: {exc}"
                 break
             used += extra
-            for block in blocks:
-                model.add(block)
+            model.add_blocks(blocks)
             separator.commit()
             history.append(rec)
             if opts["callback"] is not None:
@@ -851,13 +854,68 @@ class HighsLazySolver(Solver):
         return dict(
             x=x, fun=fun, lower_bound=lower_bound, status=status, message=message, nit=len(history),
             history=history, max_violation=max_violation, n_rows=model.n_rows,
-            n_cols=int(objective.cost.size), n_nonzeros=model.n_nonzeros,
-            highs_seconds=model.solve_seconds, highs_iterations=model.iterations(),
+            n_cols=int(model.n_cols), n_nonzeros=model.n_nonzeros,
+            highs_seconds=model.model.solve_seconds, highs_iterations=model.model.iterations(),
             lp_algorithm=algorithm, memory_estimate=need, highs_objective=best_value,
             certified_gap=_certified_gap(problem, fun, lower_bound) if is_lp else math.nan,
             certificate=certificate, certificate_seconds=certificate_seconds,
             constraints_added=int(sum(r["constraints_added"] for r in history)),
         )
+
+
+class _FullModel:
+    """The lazy method's model with a column for every variable (the interface of
+    :class:`._polish.RestrictedModel`)."""
+
+    def __init__(self, problem, opts, algorithm):
+        from . import _lp_matrix as lpm
+
+        self.problem = problem
+        n_x = problem.n_variables
+        self.n_x = n_x
+        x_columns = np.arange(n_x, dtype=np.int64)
+        self.objective = lpm.objective_model(problem, x_columns, n_x)
+        self.model = _Model(problem, self.objective, opts, algorithm)
+        self.model.add(self.objective.rows)
+        if problem.sum_value is not None:
+            self.model.add(lpm.sum_row(x_columns, problem.sum_value))
+        self.n_cols = int(self.objective.cost.size)
+
+    @property
+    def n_rows(self):
+        return self.model.n_rows
+
+    @property
+    def n_nonzeros(self):
+        return self.model.n_nonzeros
+
+    def add_blocks(self, blocks):
+        for block in blocks:
+            self.model.add(block)
+
+    def solve(self, deadline):
+        status, message, z, value = self.model.solve(deadline)
+        return status, message, (None if z is None else np.ascontiguousarray(z[: self.n_x])), value
+
+    def certified_bound(self):
+        return self.model.certified_bound(self.problem, self.objective)
+
+
+def _restricted_columns(problem):
+    """True when the lazy model needs columns only for the pairs its rows touch: dense
+    l1 problems, whose other pairs sit at their targets (:mod:`._polish`)."""
+    return (problem.structure == "dense" and problem.objective == "l1"
+            and problem.sum_value is None)
+
+
+def _lazy_model(problem, opts, algorithm):
+    if _restricted_columns(problem) and algorithm != "qp":
+        from ._polish import RestrictedModel
+
+        model = RestrictedModel(problem, opts, algorithm)
+        model.model.h.setOptionValue("presolve", "choose")
+        return model
+    return _FullModel(problem, opts, algorithm)
 
 
 # --------------------------------------------------------------- separation
