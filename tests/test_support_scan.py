@@ -97,3 +97,42 @@ def test_support_scan_property(n, seed, share, n_high):
     rows, viol, count = tri.violated_triangles(x, n, 0.0)
     assert count == total
     assert dict(zip(rows[:, 0].tolist(), viol.tolist())) == pytest.approx(best)
+
+
+@pytest.mark.parametrize("n", [12, 40, 90])
+@pytest.mark.parametrize("add_tol", [0.0, 1e-3])
+def test_project_forget_support_detect_matches_dense_detect(n, add_tol):
+    """The diagonal-layout support scan of project-forget's dense oracle finds the same
+    constraints, in the same (visiting) order, and the same largest violation as the
+    full threaded scan."""
+    from metricopt.solvers import _pf_dense as pd
+    from metricopt.solvers._layouts import diagonal_offsets
+
+    rng = np.random.default_rng(n)
+    m = n * (n - 1) // 2
+    off = diagonal_offsets(n)
+    block = 16
+    for trial in range(6):
+        x = np.ones(m)
+        low = rng.choice(m, m // 8, replace=False)
+        x[low] = rng.uniform(-0.01 if trial % 2 else 0.0, 1.0, low.size)
+        x[rng.choice(m, [0, 3, n][trial % 3], replace=False)] = 1.7
+        support = pd.support_layout(x, off, n, share=10.0)
+        assert support is not None
+        none = np.empty(0, np.int32)
+        k, worst = pd.support_detect(x, off, n, add_tol, *support[:-1], none, none, none)
+        outs = [np.empty(k, np.int32) for _ in range(3)]
+        pd.support_detect(x, off, n, add_tol, *support[:-1], *outs)
+        order = np.argsort(pd.visit_keys(*outs, off, n, block))
+        got = [o[order] for o in outs]
+
+        row_sb, row_s2, starts = pd.scan_rows(n, block, 1)
+        cap = 3 * block * n * n
+        pos = starts[:-1].copy()
+        count, full_worst = np.zeros(1, np.int64), np.zeros(1)
+        ref = [np.empty((1, cap), np.int32) for _ in range(3)]
+        pd.dense_detect(x, off, n, block, add_tol, row_sb, row_s2, starts, pos, *ref, count,
+                        full_worst)
+        for a, b in zip(got, ref):
+            assert np.array_equal(a, b[0, : count[0]])
+        assert worst == pytest.approx(full_worst[0], abs=1e-12)

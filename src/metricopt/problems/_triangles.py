@@ -60,7 +60,8 @@ def _max_violation_kernel(x, n):
 
 @numba.njit(cache=True)
 def _support_graph(x, n, cut):
-    """CSR lists (sorted) of the pairs with ``x < cut``, and the wedge count."""
+    """CSR lists of the pairs with ``x < cut``, each sorted by value, with the values;
+    and the wedge count."""
     off = _row_offsets(n)
     deg = np.zeros(n, dtype=np.int64)
     for i in range(n):
@@ -74,16 +75,25 @@ def _support_graph(x, n, cut):
         indptr[v + 1] = indptr[v] + deg[v]
         wedges += deg[v] * (deg[v] - 1) // 2
     indices = np.empty(indptr[n], dtype=np.int32)
+    values = np.empty(indptr[n], dtype=np.float64)
     fill = indptr[:n].copy()
-    # row i lists its j > i after every row i' < i listed i: each list ends sorted
     for i in range(n):
         for j in range(i + 1, n):
-            if x[off[i] + j] < cut:
+            xv = x[off[i] + j]
+            if xv < cut:
                 indices[fill[i]] = j
+                values[fill[i]] = xv
                 fill[i] += 1
                 indices[fill[j]] = i
+                values[fill[j]] = xv
                 fill[j] += 1
-    return indptr, indices, wedges
+    for v in range(n):
+        lo = indptr[v]
+        hi = indptr[v + 1]
+        order = np.argsort(values[lo:hi], kind="mergesort")
+        indices[lo:hi] = indices[lo:hi][order]
+        values[lo:hi] = values[lo:hi][order]
+    return indptr, indices, values, wedges
 
 
 @numba.njit(cache=True)
@@ -95,11 +105,15 @@ def _pos(off, i, j):
 
 
 @numba.njit(cache=True)
-def _support_scan(x, n, tol, indptr, indices, high, level, best, other1, other2):
+def _support_scan(x, n, tol, indptr, indices, values, high, level, best, other1, other2):
     """Every inequality violated by more than ``tol``: the wedges of the support graph
     (long sides at most ``level``) and, for each pair of ``high`` (long sides above
     ``level``), all ``k``. Keeps the most violated per long side when ``best`` has
-    entries (else only the largest violation); returns ``(worst, total)``."""
+    entries (else only the largest violation); returns ``(worst, total)``.
+
+    The neighbours of each node come sorted by value: a wedge whose short sides sum to
+    ``level`` or more has no violation above 0 on its (non-high) long side, and neither
+    has any later one in the list."""
     off = _row_offsets(n)
     keep = best.size > 0
     worst = 0.0
@@ -109,8 +123,11 @@ def _support_scan(x, n, tol, indptr, indices, high, level, best, other1, other2)
         hi = indptr[k + 1]
         for a in range(lo, hi):
             i = indices[a]
+            xa = values[a]
             b_pair = _pos(off, i, k)
             for b in range(a + 1, hi):
+                if xa + values[b] >= level:
+                    break
                 j = indices[b]
                 p = _pos(off, i, j)
                 if x[p] > level:  # a high pair: all of its triangles come below
@@ -186,7 +203,7 @@ def support_graph(x, n, tol):
 
     Returns
     -------
-    (indptr, indices, high, level) or None
+    (indptr, indices, values, high, level) or None
     """
     m = x.size
     if m <= n + 1 or not np.all(np.isfinite(x)):
@@ -194,10 +211,10 @@ def support_graph(x, n, tol):
     level = float(np.partition(x, m - n - 1)[m - n - 1])
     high = np.flatnonzero(x > level).astype(np.int64)
     cut = level - float(tol) - min(float(x.min()), 0.0)
-    indptr, indices, wedges = _support_graph(x, n, cut)
+    indptr, indices, values, wedges = _support_graph(x, n, cut)
     if wedges + high.size * n > SUPPORT_SHARE * (n * (n - 1) * (n - 2) / 6):
         return None
-    return indptr, indices, high, level
+    return indptr, indices, values, high, level
 
 
 _NO_ROWS = (np.empty(0), np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64))

@@ -36,8 +36,8 @@ from .. import _config
 from ._layouts import diagonal_offsets
 
 __all__ = ["MAX_POSITION", "BYTES_PER_CONSTRAINT", "diagonal_offsets", "scan_rows",
-           "dense_detect", "dense_merge", "dense_project", "dense_forget", "localise",
-           "globalise", "dense_max_violation"]
+           "dense_detect", "support_layout", "support_detect", "dense_merge",
+           "dense_project", "dense_forget", "localise", "globalise", "dense_max_violation"]
 
 _FM = set(_config.FASTMATH)
 #: positions (diagonal layout) must stay below this bound (two bits hold the side)
@@ -202,6 +202,158 @@ def _visit_key(a, b, c, off, n, block):
     q = a - off[s1]
     sb = (s1 - 1) // block
     return (((sb * n + s2) * n + s1) * n + q) * 3 + (c >> 29)
+
+
+# ----------------------------------------------------------- support detection
+# The support scan of :mod:`metricopt.problems._triangles` in the diagonal layout: a
+# violated inequality has both short sides below the bulk value of x, so the wedges of
+# the graph of those pairs (plus every triangle of the at most n pairs above the bulk)
+# hold all of them. Exact, read only, and far cheaper than the full scan when most pairs
+# sit at their upper value (Jaccard cc on ca-GrQc: see benchmarks/README.md).
+
+
+@numba.njit(cache=True)
+def _support_lists(x, off, n, cut):
+    """Neighbour lists (CSR) of the pairs with ``x < cut``, each sorted by value, with
+    the values; and the wedge count."""
+    deg = np.zeros(n, dtype=np.int64)
+    for s in range(1, n):
+        base = off[s]
+        for i in range(n - s):
+            if x[base + i] < cut:
+                deg[i] += 1
+                deg[i + s] += 1
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    wedges = 0
+    for v in range(n):
+        indptr[v + 1] = indptr[v] + deg[v]
+        wedges += deg[v] * (deg[v] - 1) // 2
+    indices = np.empty(indptr[n], dtype=np.int32)
+    values = np.empty(indptr[n], dtype=np.float64)
+    fill = indptr[:n].copy()
+    for s in range(1, n):
+        base = off[s]
+        for i in range(n - s):
+            xv = x[base + i]
+            if xv < cut:
+                indices[fill[i]] = i + s
+                values[fill[i]] = xv
+                fill[i] += 1
+                indices[fill[i + s]] = i
+                values[fill[i + s]] = xv
+                fill[i + s] += 1
+    for v in range(n):
+        lo = indptr[v]
+        hi = indptr[v + 1]
+        order = np.argsort(values[lo:hi], kind="mergesort")
+        indices[lo:hi] = indices[lo:hi][order]
+        values[lo:hi] = values[lo:hi][order]
+    return indptr, indices, values, wedges
+
+
+def support_layout(x, off, n, share=0.5):
+    """Data of the support scan of ``x`` (diagonal layout), or None when the full scan
+    is cheaper (more than ``share`` of its triplets).
+
+    Returns
+    -------
+    (indptr, indices, values, high, level, work) or None
+        ``work``: wedges plus ``n`` per high pair (the triplets the scan may visit).
+    """
+    m = x.size
+    if m <= n + 1 or not np.all(np.isfinite(x)):
+        return None
+    level = float(np.partition(x, m - n - 1)[m - n - 1])
+    high = np.flatnonzero(x > level).astype(np.int64)
+    cut = level - min(float(x.min()), 0.0)
+    indptr, indices, values, wedges = _support_lists(x, off, n, cut)
+    work = int(wedges + high.size * n)
+    if work > share * (n * (n - 1) * (n - 2) / 6):
+        return None
+    return indptr, indices, values, high, level, work
+
+
+@numba.njit(inline="always")
+def _emit(x, off, u, v, w, add_tol, out_a, out_b, out_c, k, worst):
+    """Test ``x_uv <= x_uw + x_vw`` (long side ``{u, v}``); append it when violated by
+    more than ``add_tol`` (in the list layout, while ``out_a`` has room)."""
+    i = min(u, min(v, w))
+    k3 = max(u, max(v, w))
+    j = u + v + w - i - k3
+    a = off[j - i] + i
+    b = off[k3 - i] + i
+    c = off[k3 - j] + j
+    xa = x[a]
+    xb = x[b]
+    xc = x[c]
+    lo = min(u, v)
+    hi = max(u, v)
+    if lo == i and hi == j:
+        side = 0
+        val = xa - xb - xc
+    elif lo == i:
+        side = 1
+        val = xb - xa - xc
+    else:
+        side = 2
+        val = xc - xa - xb
+    if val > worst:
+        worst = val
+    if val > add_tol:
+        if k < out_a.shape[0]:
+            out_a[k] = a
+            out_b[k] = b
+            out_c[k] = c | (side << 29)
+        k += 1
+    return k, worst
+
+
+@numba.njit(cache=True)
+def support_detect(x, off, n, add_tol, indptr, indices, values, high, level, out_a, out_b,
+                   out_c):
+    """Every triangle inequality violated by more than ``add_tol`` and the exact largest
+    violation, by the support scan (read only).
+
+    At each node ``w`` the neighbours come sorted by ``x``: the wedge ``u - w - v`` can
+    be violated on its long side ``{u, v}`` (at most ``level`` unless high) only if
+    ``x_uw + x_vw < level - min(add_tol, 0)``, so the inner loop stops at the first
+    ``v`` past that (the largest violation is exact: a wedge cut off has none above 0
+    on that side). Call with empty outputs to count, then with outputs of that length
+    to fill (scan order; sort them with :func:`visit_keys`). Returns ``(count, worst)``.
+    """
+    k = 0
+    worst = 0.0
+    for w in range(n):
+        lo = indptr[w]
+        hi = indptr[w + 1]
+        for ia in range(lo, hi):
+            u = indices[ia]
+            xu = values[ia]
+            for ib in range(ia + 1, hi):
+                if xu + values[ib] >= level:  # sorted: no later v can violate
+                    break
+                v = indices[ib]
+                p = off[abs(u - v)] + min(u, v)
+                if x[p] > level:  # a high pair: all of its triangles come below
+                    continue
+                k, worst = _emit(x, off, u, v, w, add_tol, out_a, out_b, out_c, k, worst)
+    for h in range(high.size):
+        p = high[h]
+        s = _diag_of(p, off)
+        i = p - off[s]
+        for w in range(n):
+            if w != i and w != i + s:
+                k, worst = _emit(x, off, i, i + s, w, add_tol, out_a, out_b, out_c, k, worst)
+    return k, worst
+
+
+@numba.njit(cache=True)
+def visit_keys(a, b, c, off, n, block):
+    """Rank of each constraint in the visiting order (:func:`dense_merge`'s order)."""
+    keys = np.empty(a.shape[0], dtype=np.int64)
+    for t in range(a.shape[0]):
+        keys[t] = _visit_key(a[t], b[t], c[t], off, n, block)
+    return keys
 
 
 @numba.njit(cache=True)

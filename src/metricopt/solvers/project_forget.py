@@ -378,9 +378,46 @@ class _DenseOracle:
         self.cap = 3 * block * n + 1024
         self.fixed = 8 * 14 * nvar
         self.last_bytes = 0
+        self.last_work = 0.0  # triplets the last scan visited (for the pass schedule)
 
     def __call__(self, x, active):
-        from ._pf_dense import dense_detect, dense_merge
+        from ._pf_dense import dense_merge, support_layout
+
+        support = support_layout(x, self.off, self.n)
+        if support is None:
+            found, worst = self._full_scan(x, active)
+        else:
+            found, worst = self._support_scan(x, active, support)
+        # the pass schedule counts the full scan's triplets either way (variant c)
+        self.last_work = self.n * (self.n - 1) * (self.n - 2) / 6
+        k = int(found[0].shape[0])
+        self.last_bytes = int(sum(o.nbytes for o in found) + active.nbytes
+                              + 20 * (active.nc + k))
+        ca, cb, cc, cz = active.views()
+        ta, tb, tc, tz, m = dense_merge(ca, cb, cc, cz, active.nc, found[0], found[1],
+                                        found[2], k, self.off, self.n, self.block)
+        return _TriangleList(ta, tb, tc, tz, nc=m), worst, k
+
+    def _support_scan(self, x, active, support):
+        """Violated constraints by the support scan (:func:`._pf_dense.support_detect`),
+        sorted into the visiting order; ``(found, worst)``."""
+        from ._pf_dense import support_detect, visit_keys
+
+        data = support[:-1]
+        none = np.empty(0, dtype=np.int32)
+        k, worst = support_detect(x, self.off, self.n, self.add_tol, *data, none, none, none)
+        held = self.fixed + active.nbytes if self.max_memory is not None else 0
+        check_memory(held + 20 * k, f"the violated triangles found by project-forget's "
+                                    f"dense oracle on {self.n} nodes ({k})", self.max_memory)
+        outs = [np.empty(k, dtype=np.int32) for _ in range(3)]
+        support_detect(x, self.off, self.n, self.add_tol, *data, *outs)
+        order = np.argsort(visit_keys(*outs, self.off, self.n, self.block), kind="stable")
+        return [o[order] for o in outs], float(worst)
+
+    def _full_scan(self, x, active):
+        """Violated constraints by the threaded full scan (:func:`._pf_dense.dense_detect`),
+        in the visiting order; ``(found, worst)``."""
+        from ._pf_dense import dense_detect
 
         T = self.threads
         row_sb, row_s2, starts = self.rows
@@ -409,12 +446,7 @@ class _DenseOracle:
             outs = new
         self.cap = cap
         found = [np.concatenate([o[t, : count[t]] for t in range(T)]) for o in outs]
-        k = int(count.sum())
-        self.last_bytes = int(sum(o.nbytes for o in outs) + active.nbytes + 20 * (active.nc + k))
-        ca, cb, cc, cz = active.views()
-        ta, tb, tc, tz, m = dense_merge(ca, cb, cc, cz, active.nc, found[0], found[1],
-                                        found[2], k, self.off, self.n, self.block)
-        return _TriangleList(ta, tb, tc, tz, nc=m), float(worst.max(initial=0.0)), k
+        return found, float(worst.max(initial=0.0))
 
 
 _PAIR_KEYS = ("x", "winv", "f", "delta")
@@ -429,9 +461,11 @@ PASS_NS_PER_TRIANGLE = 11.0  # one Hildreth step and its forget test
 PASS_NS_PER_PAIR = 2.0  # one pass over a pair's own constraints
 
 
-def _scan_work(n, rows):
-    """Work of one dense oracle call on ``K_n`` that merges ``rows`` constraints."""
-    return SCAN_NS_PER_TRIPLET * (n * (n - 1) * (n - 2) / 6) + MERGE_NS_PER_ROW * rows
+def _scan_work(triplets, rows):
+    """Work of one dense oracle call that visits ``triplets`` triplets (all of ``K_n``
+    for the full scan, the wedges for the support scan) and merges ``rows``
+    constraints."""
+    return SCAN_NS_PER_TRIPLET * triplets + MERGE_NS_PER_ROW * rows
 
 
 def _pass_work(triangles, pairs):
@@ -715,7 +749,7 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                 else:
                     rows = active.nc
                     active, worst, found = scanner(st["x"], active)
-                    scan_work = _scan_work(problem.n, rows + found)
+                    scan_work = _scan_work(scanner.last_work, rows + found)
                     full = True
                     viol = max(worst, problem.bound_violation(st["x"]))
                 scan_s = time.perf_counter() - t0
@@ -835,9 +869,12 @@ def _violation(problem, x, mode):
     threaded scan of :mod:`._pf_dense` in the diagonal layout."""
     if mode != "dense":
         return max(float(problem.max_violation(x)), 0.0)
+    from ..problems._triangles import support_graph
     from ._layouts import packed_to_diagonal_index
     from ._pf_dense import dense_max_violation
 
+    if support_graph(x, problem.n, 0.0) is not None:  # the support scan is cheaper
+        return max(float(problem.max_violation(x)), 0.0)
     xl = np.empty_like(x)
     xl[packed_to_diagonal_index(problem.n)] = x
     return max(float(dense_max_violation(xl, problem.n)), problem.bound_violation(x), 0.0)
