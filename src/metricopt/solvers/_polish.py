@@ -52,20 +52,17 @@ MAX_ROWS = 400_000
 #: Separation rounds before the polish gives up (the caller then goes on iterating).
 MAX_ROUNDS = 30
 #: Dual simplex iterations per row (at least :data:`MIN_SIMPLEX_ITERATIONS`) before the
-#: polish switches to HiGHS's first-order PDLP for the rest of its rounds. The simplex
-#: method warm-starts between rounds and is exact, but degenerate restricted LPs stall
-#: it: Jaccard cc on USAir97 (77k starting rows), simplex 171 s in 5 rounds, PDLP 40 s
-#: in 6 (jazz, netscience: 6.3k and 3.3k iterations for 36k and 79k rows, under 0.3 s).
+#: polish switches to HiGHS's interior-point method without crossover for the rest of its
+#: rounds. The simplex method warm-starts between rounds and is exact, but degenerate
+#: restricted LPs stall it; the interior-point method starts over every round but its
+#: time per round grows slowly. Jaccard cc from project-forget's rows at gamma = 1
+#: (tol 1e-3), to the LP optimum: jazz (36k rows) simplex only, 0.5 s; USAir97 (77k)
+#: 29.9 s (switching to PDLP instead: 11.2 s; the simplex method alone: 171 s); power
+#: (57k) 30.2 s (PDLP: about 300 s); ca-GrQc (176k) 290 s (PDLP: 474 s; the simplex
+#: method alone: not done in 400 s). PDLP's time varies too much across the family.
 #: Iteration counts, not seconds, decide, so the same run gives the same answer.
 SIMPLEX_ITERATIONS_PER_ROW = 0.25
 MIN_SIMPLEX_ITERATIONS = 5_000
-#: A polish that starts from more rows than this uses HiGHS's interior-point method
-#: without crossover in every round instead (it does not warm-start, but its time per
-#: round grows slowly with the rows). Jaccard cc on ca-GrQc, 176k starting rows from
-#: project-forget at gamma = 1, to the LP optimum (2,903.236): simplex, then PDLP 474 s
-#: in 9 rounds; the simplex method alone 6 rounds in 400 s and not done; interior point
-#: 290 s in 6 rounds. Below it the simplex method's warm starts win (jazz, lesmis).
-IPM_ROWS = 100_000
 
 class ActiveRows:
     """Constraints a projection method keeps active, as LP rows in problem variables.
@@ -245,6 +242,7 @@ class RestrictedModel:
 
         self.problem = problem
         self.algorithm = algorithm
+        self.crossover = False  # the interior-point method's answer made a vertex
         self.cols = _Columns(problem)
         self.c_cost, self.c_lo, self.c_hi = [], [], []
         self.offset = 0.0
@@ -383,8 +381,8 @@ def polish(problem, active, *, tol, gap_tol=1e-4, deadline=None, threads=None,
     tol : float
         Largest violation accepted for the answer (HiGHS's own tolerances are 1e-9).
     gap_tol : float, default=1e-4
-        The certified gap wanted; sets PDLP's tolerance when the polish switches to it
-        (see :data:`SIMPLEX_ITERATIONS_PER_ROW`).
+        The certified gap wanted; sets the interior-point method's optimality tolerance
+        when the polish switches to it (see :data:`SIMPLEX_ITERATIONS_PER_ROW`).
     deadline : float or None
         ``time.perf_counter()`` value at which to stop.
     threads : int or None
@@ -407,8 +405,6 @@ def polish(problem, active, *, tol, gap_tol=1e-4, deadline=None, threads=None,
     opts = dict(verbose=False, seed=0, tol=1e-9, threads=threads)
     rm = RestrictedModel(problem, opts)
     rm.add_blocks(active.blocks(problem))
-    if rm.model.n_rows > IPM_ROWS:
-        rm.algorithm = "ipm"
     sep = _Separator(problem, max(tol, 1e-9), None)
     out = dict(status=Status.LIMIT, x=None, lower_bound=None, bound_details={},
                max_violation=np.inf, rounds=0, message="")
@@ -438,6 +434,11 @@ def polish(problem, active, *, tol, gap_tol=1e-4, deadline=None, threads=None,
             out["message"] = f"restricted LP optimal after {rnd} rounds"
             break
         if not any(b is not None and b.n_rows for b in blocks):
+            if rm.algorithm == "ipm" and not rm.crossover:
+                # the interior point meets the model's rows only to its own tolerance:
+                # the same round again, with crossover to a vertex
+                rm.crossover = True
+                continue
             out["status"], out["message"] = Status.NUMERICAL, (
                 f"violated rows (largest {worst:.3g}) are in the restricted LP already")
             break
@@ -452,12 +453,11 @@ def polish(problem, active, *, tol, gap_tol=1e-4, deadline=None, threads=None,
 
 def _solve(rm, tol, gap_tol, deadline):
     """One round: the dual simplex method within its iteration budget, else (from then
-    on) PDLP; or the interior-point method without crossover (large polishes,
-    :data:`IPM_ROWS`)."""
+    on) the interior-point method without crossover."""
     h = rm.model.h
     if rm.n_cols and rm.algorithm == "ipm":
         h.setOptionValue("solver", "ipm")
-        h.setOptionValue("run_crossover", "off")
+        h.setOptionValue("run_crossover", "on" if rm.crossover else "off")
         h.setOptionValue("ipm_optimality_tolerance", max(min(1e-7, 0.01 * gap_tol), 1e-10))
         return rm.solve(deadline)
     if rm.n_cols and rm.algorithm == "simplex":
@@ -466,7 +466,6 @@ def _solve(rm, tol, gap_tol, deadline):
         result = rm.solve(deadline)
         if result[0] != Status.LIMIT or (deadline is not None and time.perf_counter() >= deadline):
             return result
-        rm.algorithm = "pdlp"
-        h.setOptionValue("solver", "pdlp")
-        h.setOptionValue("kkt_tolerance", max(min(tol, 0.1 * gap_tol), 1e-10))
+        rm.algorithm = "ipm"
+        return _solve(rm, tol, gap_tol, deadline)
     return rm.solve(deadline)
