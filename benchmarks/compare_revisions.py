@@ -1,18 +1,20 @@
-"""Before/after table: the same dykstra cases on two git revisions, side by side in one run.
+"""Before/after table: the same cases on two git revisions, side by side in one run.
 
 Usage::
 
     python benchmarks/compare_revisions.py BEFORE [AFTER] [--cases sc:jazz,cc:jazz]
-        [--time-limit SECONDS]
+        [--method dykstra] [--tol 1e-6] [--gap 1e-4] [--threads 2] [--time-limit SECONDS]
 
 Each revision is checked out into a temporary git worktree (AFTER defaults to the working
 tree) and every case runs in a fresh process with that revision's ``src`` first on
 ``sys.path``, after a warm-up solve that loads the numba kernels. Cases alternate between
 the revisions, so that a change of machine load hits both. Prints a markdown table with
-passes, solve seconds and the after/before ratio. Case ``KIND:GRAPH`` solves the problem
-with the issue's parameters (sc: gamma 5, lambda 1/n, tol 1e-8; cc: Jaccard, tol 1e-6;
-gap 1e-4) and the backend's defaults otherwise; ``--time-limit`` stops both revisions'
-runs after that many seconds (such rows say "limit").
+iterations, status, solve seconds, the after/before ratio, the LP value and the certified
+gap ``(fun - lower_bound) / |lower_bound|`` of each. Case ``KIND:GRAPH`` (``cc``
+Jaccard, ``cc-unit``, ``sc``, ``cd``) solves the problem with ``metricopt.solve`` and
+``--method`` (default ``dykstra``; sparsest cut with gamma 5 and tol 1e-8 for dykstra,
+as in its issue), ``tol``, ``gap_tol``, ``threads`` and the backend's defaults
+otherwise; ``--time-limit`` stops both revisions' runs after that many seconds.
 """
 
 import argparse
@@ -27,31 +29,39 @@ ROOT = os.path.dirname(HERE)
 DATA = os.environ.get("METRICOPT_DATA", "/work/shared/data")
 
 _CHILD = r"""
-import json, os, sys, time, warnings
+import json, math, os, sys, time, warnings
 sys.path.insert(0, sys.argv[1])
+import metricopt
 from metricopt.io import read_graph
 from metricopt.problems import build_problem
-from metricopt.solvers.dykstra import solve_dykstra
-kind, name, data = sys.argv[2], sys.argv[3], sys.argv[4]
+kind, name, data, method = sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[6]
 limit = float(sys.argv[5]) if sys.argv[5] != "none" else None
+tol, gap, threads = float(sys.argv[7]), float(sys.argv[8]), int(sys.argv[9])
 path = os.path.join(data, name + ".txt")
 graph = read_graph(path if os.path.exists(path) else name)
-opts = dict(gamma=5.0, tol=1e-8) if kind == "sc" else dict(tol=1e-6)
+params = dict(weights="unit") if kind == "cc-unit" else {}
+kind = "cc" if kind == "cc-unit" else kind
+opts = dict(tol=tol, gap_tol=gap, threads=threads)
+if kind == "sc" and method == "dykstra":
+    opts.update(gamma=5.0, tol=1e-8)
 warnings.simplefilter("ignore")
-solve_dykstra(build_problem(kind, read_graph("karate")), max_iter=12)
-problem = build_problem(kind, graph)
+metricopt.solve(build_problem(kind, read_graph("karate"), **params), method=method,
+                max_iter=12, threads=threads)
+problem = build_problem(kind, graph, **params)
 t = time.perf_counter()
-res = solve_dykstra(problem, gap_tol=1e-4, time_limit=limit, **opts)
+res = metricopt.solve(problem, method=method, time_limit=limit, **opts)
 sec = time.perf_counter() - t
-print(json.dumps(dict(passes=res["nit"], seconds=sec, fun=float(res["fun"]),
-                      status="limit" if res["status"] == 1 else str(res["status"]),
-                      violation=float(res["max_violation"]))))
+lb = res.get("lower_bound")
+lb = float(lb) if lb is not None else math.nan
+print(json.dumps(dict(passes=res["nit"], seconds=sec, fun=float(res["fun"]), lower_bound=lb,
+                      status=res["status_name"], violation=float(res["max_violation"]))))
 """
 
 
-def run(src, kind, name, limit=None):
+def run(src, kind, name, limit, args):
     out = subprocess.run([sys.executable, "-c", _CHILD, src, kind, name, DATA,
-                          "none" if limit is None else str(limit)], check=True,
+                          "none" if limit is None else str(limit), args.method, str(args.tol),
+                          str(args.gap), str(args.threads)], check=True,
                          capture_output=True, text=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -68,6 +78,10 @@ def main(argv=None):
     ap.add_argument("before")
     ap.add_argument("after", nargs="?", default=None)
     ap.add_argument("--cases", default="sc:jazz,cc:jazz")
+    ap.add_argument("--method", default="dykstra")
+    ap.add_argument("--tol", type=float, default=1e-6)
+    ap.add_argument("--gap", type=float, default=1e-4)
+    ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--time-limit", type=float, default=None)
     args = ap.parse_args(argv)
     cases = [c.split(":") for c in args.cases.split(",")]
@@ -78,19 +92,26 @@ def main(argv=None):
             after = ROOT if args.after is None else worktree(args.after, tmp)
             if args.after is not None:
                 trees.append(after)
-            print(f"| case | before ({args.before}) passes | s | after ({args.after or 'working tree'}) "
-                  "passes | s | after / before (s) | LP value before / after |")
-            print("|---|---|---|---|---|---|---|")
+            print(f"method {args.method}, tol {args.tol:g}, gap_tol {args.gap:g}, "
+                  f"threads {args.threads}\n")
+            print(f"| case | before ({args.before}) iterations, status | s | after "
+                  f"({args.after or 'working tree'}) iterations, status | s | after / before (s) "
+                  "| LP value before / after | certified gap before / after |")
+            print("|---|---|---|---|---|---|---|---|")
             for kind, name in cases:
-                b = run(os.path.join(trees[0], "src"), kind, name, args.time_limit)
-                a = run(os.path.join(after, "src"), kind, name, args.time_limit)
+                b = run(os.path.join(trees[0], "src"), kind, name, args.time_limit, args)
+                a = run(os.path.join(after, "src"), kind, name, args.time_limit, args)
 
                 def passes(r):
-                    return f"{r['passes']}" + (" (limit)" if r["status"] == "limit" else "")
+                    return f"{r['passes']}, {r['status']}"
+
+                def gap(r):
+                    return (r["fun"] - r["lower_bound"]) / max(abs(r["lower_bound"]), 1e-300)
 
                 print(f"| {kind} {name} | {passes(b)} | {b['seconds']:.2f} | {passes(a)} | "
                       f"{a['seconds']:.2f} | {a['seconds'] / b['seconds']:.3f} | "
-                      f"{b['fun']:.6g} / {a['fun']:.6g} |", flush=True)
+                      f"{b['fun']:.8g} / {a['fun']:.8g} | {gap(b):.1e} / {gap(a):.1e} |",
+                      flush=True)
         finally:
             for t in trees:
                 subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", t],
