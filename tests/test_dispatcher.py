@@ -2,6 +2,7 @@
 
 import numpy as np
 import pytest
+from problem_bank import make_graph
 
 from metricopt.exceptions import InvalidParameterError, UnsupportedProblemError
 from metricopt.io import read_graph
@@ -77,3 +78,22 @@ def test_auto_result_says_why(karate):
     assert set(res) >= {"x", "fun", "lower_bound", "status", "status_name", "message", "nit",
                         "max_violation", "elapsed", "method", "history", "options"}
     assert "options" in repr(res)
+
+
+def test_auto_picks_the_lazy_lp_for_cluster_editing_beyond_dense_duals():
+    """Unit-weight cc beyond dykstra's dense duals goes to highs-lazy; Jaccard to
+    project-forget; a small unit-weight instance stays with the projection methods."""
+    from metricopt.problems import build_problem
+    from metricopt.solvers import choose_method
+    from metricopt.solvers.dykstra import dense_duals_fit
+
+    n = 700
+    assert not dense_duals_fit(n)
+    rng = np.random.default_rng(0)
+    edges = [(i, i + 1) for i in range(n - 1)] + [
+        tuple(sorted(rng.choice(n, 2, replace=False).tolist())) for _ in range(3 * n)]
+    graph = make_graph(n, sorted(set(e for e in edges if e[0] != e[1])))
+    assert choose_method(build_problem("cc", graph, weights="unit"))[0] == "highs-lazy"
+    assert choose_method(build_problem("cc", graph))[0] == "project-forget"
+    small = make_graph(60, [(i, i + 1) for i in range(59)] + [(0, 30), (5, 40)])
+    assert choose_method(build_problem("cc", small, weights="unit"))[0] != "highs-lazy"

@@ -85,7 +85,8 @@ def choose_method(problem, *, max_memory=None):
     Rules, in order: small LPs (at most :data:`EXACT_ROW_LIMIT` constraint rows) and tiny
     QPs go to the exact ``highs`` backend when its memory estimate fits; MET(G) problems
     (cycle inequalities) go to ``project-forget``, whose memory is linear in the edges;
-    dense LPs too large for dykstra's dense triangle duals (n above about 640) go to
+    unit-weight correlation clustering too large for dykstra's dense triangle duals goes
+    to ``highs-lazy`` (:func:`_cluster_editing`); other dense LPs that large go to
     ``project-forget`` too (its passes visit only the remembered constraints; a sparse-dual
     dykstra pass over 1.2e10 triplets on ca-GrQc takes about 30 s); other problems go to
     ``dykstra`` when its estimate fits, else to ``project-forget``.
@@ -111,6 +112,13 @@ def choose_method(problem, *, max_memory=None):
     if problem.structure == "dense" and problem.objective != "l2":
         from .dykstra import dense_duals_fit
 
+        if not dense_duals_fit(problem.n) and _cluster_editing(problem):
+            lazy = get_solver("highs-lazy").estimate_memory(problem)
+            if lazy is not None and lazy <= budget:
+                return "highs-lazy", (
+                    f"unit-weight correlation clustering on {problem.n} nodes: the exact LP "
+                    f"from the open wedges, columns only for the pairs its rows touch "
+                    f"(about {format_bytes(lazy)} to start)")
         if not dense_duals_fit(problem.n):
             return "project-forget", (
                 f"{problem.n} nodes: too many for dykstra's dense triangle duals, so only the "
@@ -124,6 +132,21 @@ def choose_method(problem, *, max_memory=None):
                            f"{polish} fit in memory (about {format_bytes(need)})")
     return "project-forget", (f"dykstra would need about {format_bytes(need)} of "
                               f"{format_bytes(budget)}; only violated constraints are kept")
+
+
+def _cluster_editing(problem):
+    """Unit-weight correlation clustering (cluster editing): one weight, 0/1 targets.
+
+    Its LP is nearly integral and HiGHS's dual simplex method, warm-started round after
+    round from the open wedges, solves it exactly in seconds at sizes where the projection
+    methods take minutes (``highs-lazy``: ca-GrQc, n = 4,158, 8.3 s; ca-HepTh, 8,638,
+    24 s); on small graphs dykstra is faster (jazz: 1.8 s against 14 s).
+    """
+    if problem.kind != "cc" or problem.objective != "l1" or problem.weights is None:
+        return False
+    w = np.asarray(problem.weights)
+    d = np.asarray(problem.target)
+    return bool(w.size and np.all(w == w[0]) and np.all((d == 0.0) | (d == 1.0)))
 
 
 def solver_option_names():
