@@ -674,7 +674,12 @@ class HighsLazySolver(Solver):
     every pair (:func:`~metricopt.problems._triangles.violated_triangles`); for sparse
     problems one cycle through every edge longer than its shortest path
     (:func:`~metricopt.problems._cycles.violated_cycles`); for cluster deletion a scan
-    of the triangle and wedge rows. The loop stops when no constraint is violated by
+    of the triangle and wedge rows. On dense l1 problems (``cc``, ``mn`` with p = 1) only
+    the pairs some row touches are columns; the others sit at their targets, where their
+    terms are 0 (:class:`._polish.RestrictedModel`), so the first round is x = targets and
+    unit-weight ``cc`` starts from its open wedges; the dense separation then visits only
+    the wedges of the pairs below the bulk value of x (the support scan of
+    :mod:`metricopt.problems._triangles`). The loop stops when no constraint is violated by
     more than ``tol``. Every round's value is the optimum of a relaxation, hence a
     lower bound on the LP/QP optimum. For LPs ``lower_bound`` is certified instead: each
     round's row duals give a weak-duality bound on the *full* LP (the rows not yet added
