@@ -25,7 +25,8 @@ Inputs are assumed checked: contiguous float64 packed vectors of length n(n-1)/2
 import numba
 import numpy as np
 
-__all__ = ["max_triangle_violation", "violated_triangles"]
+__all__ = ["max_triangle_violation", "violated_triangles", "support_graph", "support_csr",
+           "support_level"]
 
 
 @numba.njit(cache=True)
@@ -59,41 +60,53 @@ def _max_violation_kernel(x, n):
 
 
 @numba.njit(cache=True)
-def _support_graph(x, n, cut):
-    """CSR lists of the pairs with ``x < cut``, each sorted by value, with the values;
-    and the wedge count."""
-    off = _row_offsets(n)
+def support_csr(first, second, values, n):
+    """Neighbour lists (CSR) of the pairs ``{first[t], second[t]}`` with their values,
+    each list sorted by value, and the number of wedges (pairs of neighbours).
+
+    Shared by the support scans of every pair layout (the caller finds the pairs below
+    the cut and names their nodes).
+    """
     deg = np.zeros(n, dtype=np.int64)
-    for i in range(n):
-        for j in range(i + 1, n):
-            if x[off[i] + j] < cut:
-                deg[i] += 1
-                deg[j] += 1
+    for t in range(first.size):
+        deg[first[t]] += 1
+        deg[second[t]] += 1
     indptr = np.zeros(n + 1, dtype=np.int64)
     wedges = 0
     for v in range(n):
         indptr[v + 1] = indptr[v] + deg[v]
         wedges += deg[v] * (deg[v] - 1) // 2
     indices = np.empty(indptr[n], dtype=np.int32)
-    values = np.empty(indptr[n], dtype=np.float64)
+    vals = np.empty(indptr[n], dtype=np.float64)
     fill = indptr[:n].copy()
-    for i in range(n):
-        for j in range(i + 1, n):
-            xv = x[off[i] + j]
-            if xv < cut:
-                indices[fill[i]] = j
-                values[fill[i]] = xv
-                fill[i] += 1
-                indices[fill[j]] = i
-                values[fill[j]] = xv
-                fill[j] += 1
+    for t in range(first.size):
+        a = first[t]
+        b = second[t]
+        indices[fill[a]] = b
+        vals[fill[a]] = values[t]
+        fill[a] += 1
+        indices[fill[b]] = a
+        vals[fill[b]] = values[t]
+        fill[b] += 1
     for v in range(n):
         lo = indptr[v]
         hi = indptr[v + 1]
-        order = np.argsort(values[lo:hi], kind="mergesort")
+        order = np.argsort(vals[lo:hi], kind="mergesort")
         indices[lo:hi] = indices[lo:hi][order]
-        values[lo:hi] = values[lo:hi][order]
-    return indptr, indices, values, wedges
+        vals[lo:hi] = vals[lo:hi][order]
+    return indptr, indices, vals, wedges
+
+
+def support_level(x, n, tol):
+    """``(level, high, cut)`` of the support scan: the ``(n + 1)``-th largest value, the
+    pairs above it, and the bound below which a pair can be a short side of an
+    inequality violated by more than ``tol``; None when ``x`` is too short or not finite."""
+    m = x.size
+    if m <= n + 1 or not np.all(np.isfinite(x)):
+        return None
+    level = float(np.partition(x, m - n - 1)[m - n - 1])
+    high = np.flatnonzero(x > level).astype(np.int64)
+    return level, high, level - float(tol) - min(float(x.min()), 0.0)
 
 
 @numba.njit(cache=True)
@@ -170,25 +183,6 @@ def _support_scan(x, n, tol, indptr, indices, values, high, level, best, other1,
     return worst, total
 
 
-@numba.njit(cache=True)
-def _collect(best, other1, other2):
-    count = 0
-    for p in range(best.size):
-        if other1[p] >= 0:
-            count += 1
-    rows = np.empty((count, 3), dtype=np.int64)
-    viol = np.empty(count, dtype=np.float64)
-    t = 0
-    for p in range(best.size):
-        if other1[p] >= 0:
-            rows[t, 0] = p
-            rows[t, 1] = other1[p]
-            rows[t, 2] = other2[p]
-            viol[t] = best[p]
-            t += 1
-    return rows, viol
-
-
 #: The support scan is used when its wedges number at most this share of the full
 #: scan's triplets (a wedge costs about as much as a triplet's three checks).
 SUPPORT_SHARE = 0.5
@@ -205,13 +199,15 @@ def support_graph(x, n, tol):
     -------
     (indptr, indices, values, high, level) or None
     """
-    m = x.size
-    if m <= n + 1 or not np.all(np.isfinite(x)):
+    found = support_level(x, n, tol)
+    if found is None:
         return None
-    level = float(np.partition(x, m - n - 1)[m - n - 1])
-    high = np.flatnonzero(x > level).astype(np.int64)
-    cut = level - float(tol) - min(float(x.min()), 0.0)
-    indptr, indices, values, wedges = _support_graph(x, n, cut)
+    level, high, cut = found
+    pos = np.flatnonzero(x < cut)
+    starts = _row_offsets(n) + np.arange(1, n + 1)  # packed index of the pair (i, i + 1)
+    first = np.searchsorted(starts, pos, side="right") - 1
+    second = pos - _row_offsets(n)[first]
+    indptr, indices, values, wedges = support_csr(first, second, x[pos], n)
     if wedges + high.size * n > SUPPORT_SHARE * (n * (n - 1) * (n - 2) / 6):
         return None
     return indptr, indices, values, high, level
@@ -243,6 +239,25 @@ def max_triangle_violation(x, n):
         return float(_max_violation_kernel(x, n))
     worst, _ = _support_scan(x, n, 0.0, *support, *_NO_ROWS)
     return float(worst)
+
+
+@numba.njit(cache=True)
+def _collect(best, other1, other2):
+    count = 0
+    for p in range(best.size):
+        if other1[p] >= 0:
+            count += 1
+    rows = np.empty((count, 3), dtype=np.int64)
+    viol = np.empty(count, dtype=np.float64)
+    t = 0
+    for p in range(best.size):
+        if other1[p] >= 0:
+            rows[t, 0] = p
+            rows[t, 1] = other1[p]
+            rows[t, 2] = other2[p]
+            viol[t] = best[p]
+            t += 1
+    return rows, viol
 
 
 @numba.njit(cache=True)
@@ -283,20 +298,7 @@ def _violated_kernel(x, n, tol):
                         best[c] = v
                         other1[c] = a
                         other2[c] = b
-    count = 0
-    for p in range(npairs):
-        if other1[p] >= 0:
-            count += 1
-    rows = np.empty((count, 3), dtype=np.int64)
-    viol = np.empty(count, dtype=np.float64)
-    t = 0
-    for p in range(npairs):
-        if other1[p] >= 0:
-            rows[t, 0] = p
-            rows[t, 1] = other1[p]
-            rows[t, 2] = other2[p]
-            viol[t] = best[p]
-            t += 1
+    rows, viol = _collect(best, other1, other2)
     return rows, viol, total
 
 

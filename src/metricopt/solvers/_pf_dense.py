@@ -212,45 +212,6 @@ def _visit_key(a, b, c, off, n, block):
 # sit at their upper value (Jaccard cc on ca-GrQc: see benchmarks/README.md).
 
 
-@numba.njit(cache=True)
-def _support_lists(x, off, n, cut):
-    """Neighbour lists (CSR) of the pairs with ``x < cut``, each sorted by value, with
-    the values; and the wedge count."""
-    deg = np.zeros(n, dtype=np.int64)
-    for s in range(1, n):
-        base = off[s]
-        for i in range(n - s):
-            if x[base + i] < cut:
-                deg[i] += 1
-                deg[i + s] += 1
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    wedges = 0
-    for v in range(n):
-        indptr[v + 1] = indptr[v] + deg[v]
-        wedges += deg[v] * (deg[v] - 1) // 2
-    indices = np.empty(indptr[n], dtype=np.int32)
-    values = np.empty(indptr[n], dtype=np.float64)
-    fill = indptr[:n].copy()
-    for s in range(1, n):
-        base = off[s]
-        for i in range(n - s):
-            xv = x[base + i]
-            if xv < cut:
-                indices[fill[i]] = i + s
-                values[fill[i]] = xv
-                fill[i] += 1
-                indices[fill[i + s]] = i
-                values[fill[i + s]] = xv
-                fill[i + s] += 1
-    for v in range(n):
-        lo = indptr[v]
-        hi = indptr[v + 1]
-        order = np.argsort(values[lo:hi], kind="mergesort")
-        indices[lo:hi] = indices[lo:hi][order]
-        values[lo:hi] = values[lo:hi][order]
-    return indptr, indices, values, wedges
-
-
 def support_layout(x, off, n, share=0.5):
     """Data of the support scan of ``x`` (diagonal layout), or None when the full scan
     is cheaper (more than ``share`` of its triplets).
@@ -260,13 +221,16 @@ def support_layout(x, off, n, share=0.5):
     (indptr, indices, values, high, level, work) or None
         ``work``: wedges plus ``n`` per high pair (the triplets the scan may visit).
     """
-    m = x.size
-    if m <= n + 1 or not np.all(np.isfinite(x)):
+    from ..problems._triangles import support_csr, support_level
+
+    found = support_level(x, n, 0.0)
+    if found is None:
         return None
-    level = float(np.partition(x, m - n - 1)[m - n - 1])
-    high = np.flatnonzero(x > level).astype(np.int64)
-    cut = level - min(float(x.min()), 0.0)
-    indptr, indices, values, wedges = _support_lists(x, off, n, cut)
+    level, high, cut = found
+    pos = np.flatnonzero(x < cut)
+    diag = np.searchsorted(off[1:n], pos, side="right")  # off[diag] <= pos < off[diag + 1]
+    first = pos - off[diag]
+    indptr, indices, values, wedges = support_csr(first, first + diag, x[pos], n)
     work = int(wedges + high.size * n)
     if work > share * (n * (n - 1) * (n - 2) / 6):
         return None
