@@ -105,6 +105,28 @@ def warm_up(solver, problem, options):
                 from ._polish import ActiveRows, polish
 
                 polish(tiny, ActiveRows(), tol=1e-9, max_rounds=3)
+            if tiny.structure == "dense":
+                _support_kernels()
         except Exception:  # the real solve reports any problem; a warm-up never fails it
             pass
     return time.perf_counter() - start
+
+
+def _support_kernels():
+    """Load the support scans' kernels (:mod:`metricopt.problems._triangles`,
+    :func:`._pf_dense.support_detect`): six nodes are too few for a run to pick them."""
+    import numpy as np
+
+    from ..problems._triangles import _support_scan, support_csr
+    from ._pf_dense import diagonal_offsets, support_detect, visit_keys
+
+    n = 4
+    x = np.ones(6)
+    x[0] = 0.0
+    indptr, indices, values, _ = support_csr(np.array([0]), np.array([1]), x[:1], n)
+    empty_f, empty_i = np.empty(0), np.empty(0, dtype=np.int64)
+    _support_scan(x, n, 0.0, indptr, indices, values, empty_i, 1.0, empty_f, empty_i, empty_i)
+    off = diagonal_offsets(n)
+    none = np.empty(0, dtype=np.int32)
+    support_detect(x, off, n, 0.0, indptr, indices, values, empty_i, 1.0, none, none, none)
+    visit_keys(none, none, none, off, n, 16)
