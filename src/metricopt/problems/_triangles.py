@@ -117,6 +117,24 @@ def _pos(off, i, j):
     return off[j] + i
 
 
+@numba.njit(inline="always")
+def _test(x, p, b_pair, c_pair, tol, best, other1, other2, worst, total):
+    """Test ``x_p <= x_b + x_c``; keep it as pair ``p``'s most violated when ``best``
+    has entries. The full kernels' order of operations: the smaller index first."""
+    first = min(b_pair, c_pair)
+    second = max(b_pair, c_pair)
+    v = x[p] - x[first] - x[second]
+    if v > worst:
+        worst = v
+    if best.size > 0 and v > tol:
+        total += 1
+        if v > best[p]:
+            best[p] = v
+            other1[p] = first
+            other2[p] = second
+    return worst, total
+
+
 @numba.njit(cache=True)
 def _support_scan(x, n, tol, indptr, indices, values, high, level, best, other1, other2):
     """Every inequality violated by more than ``tol``: the wedges of the support graph
@@ -128,7 +146,6 @@ def _support_scan(x, n, tol, indptr, indices, values, high, level, best, other1,
     ``level`` or more has no violation above 0 on its (non-high) long side, and neither
     has any later one in the list."""
     off = _row_offsets(n)
-    keep = best.size > 0
     worst = 0.0
     total = 0
     for k in range(n):
@@ -145,19 +162,8 @@ def _support_scan(x, n, tol, indptr, indices, values, high, level, best, other1,
                 p = _pos(off, i, j)
                 if x[p] > level:  # a high pair: all of its triangles come below
                     continue
-                c_pair = _pos(off, k, j)
-                # the full kernels' order of operations: the smaller packed index first
-                first = min(b_pair, c_pair)
-                second = max(b_pair, c_pair)
-                v = x[p] - x[first] - x[second]
-                if v > worst:
-                    worst = v
-                if keep and v > tol:
-                    total += 1
-                    if v > best[p]:
-                        best[p] = v
-                        other1[p] = first
-                        other2[p] = second
+                worst, total = _test(x, p, b_pair, _pos(off, k, j), tol, best, other1,
+                                     other2, worst, total)
     for h in range(high.size):
         p = high[h]
         i = 0
@@ -167,19 +173,8 @@ def _support_scan(x, n, tol, indptr, indices, values, high, level, best, other1,
         for k in range(n):
             if k == i or k == j:
                 continue
-            b_pair = _pos(off, i, k)
-            c_pair = _pos(off, j, k)
-            first = min(b_pair, c_pair)
-            second = max(b_pair, c_pair)
-            v = x[p] - x[first] - x[second]
-            if v > worst:
-                worst = v
-            if keep and v > tol:
-                total += 1
-                if v > best[p]:
-                    best[p] = v
-                    other1[p] = first
-                    other2[p] = second
+            worst, total = _test(x, p, _pos(off, i, k), _pos(off, j, k), tol, best, other1,
+                                 other2, worst, total)
     return worst, total
 
 
