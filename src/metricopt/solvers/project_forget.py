@@ -680,9 +680,9 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
 
     if scheduler is not None and problem.structure != "sparse":
         raise InvalidParameterError(
-            f"--scheduler runs the shortest-path oracle of sparse (MET(G)) problems on a "
-            f"cluster; this problem is {problem.structure} (each dense scan would ship "
-            f"all of x to the workers: see benchmarks/README.md)")
+            f"a scheduler runs the shortest-path oracle of sparse (MET(G)) problems on a "
+            f"Dask cluster; this problem is {problem.structure}, whose triangle scans stay "
+            f"local (see 'Scale' in benchmarks/README.md)")
     st = _setup(problem, gamma, lam)
     add_tol = 0.01 * float(tol)
     mode = problem.structure
