@@ -6,7 +6,6 @@ search.
 """
 
 import itertools
-import time
 
 import numpy as np
 import pytest
@@ -145,7 +144,7 @@ def test_median_root_finding_matches_sorted_reference(ties):
 
 
 def test_breakpoint_search_is_linear_work():
-    """Entries scanned grow linearly (a sort would be n log n); 1e6 entries well under 1 s."""
+    """Entries scanned grow linearly (a sort would be n log n)."""
     rng = np.random.default_rng(2)
     ratios = []
     for n in (10_000, 100_000, 1_000_000):
@@ -159,21 +158,13 @@ def test_breakpoint_search_is_linear_work():
     # comparison sort would grow by log2(100) ~ 6.6 between the first and last size
     assert max(ratios) < 8
     assert ratios[-1] < 1.3 * ratios[0]
+    # the solver on a large instance meets its budget (its speed is benchmarked in
+    # benchmarks/bench_certificate.py, not timed here)
     n = 1_000_000
     p = rng.normal(size=n)
     c = rng.uniform(0.5, 1.5, n)
-    max_linear_box_knapsack(p[:10], c[:10], 1.0, 0.0, 1.0)  # compile
-    times = []
-    for m in (n // 8, n):
-        best = np.inf
-        for _ in range(3):  # best of three: the machine may be busy
-            t0 = time.perf_counter()
-            _, x, _ = max_linear_box_knapsack(p[:m], c[:m], 0.1 * float(c[:m].sum()), 0.0, 1.0)
-            best = min(best, time.perf_counter() - t0)
-        times.append(best)
-        assert abs(c[:m] @ x - 0.1 * float(c[:m].sum())) <= 1e-9 * m
-    assert times[1] < 1.0
-    assert times[1] < 8 * 4 * times[0] + 0.05  # roughly linear, not timed tightly
+    _, x, _ = max_linear_box_knapsack(p, c, 0.1 * float(c.sum()), 0.0, 1.0)
+    assert abs(c @ x - 0.1 * float(c.sum())) <= 1e-9 * n
 
 
 # ---------------------------------------------------------- inner LPs vs HiGHS

@@ -8,7 +8,9 @@ same full-precision pair ``(x, y)``:
 * the dual bound ``(D(y) - offset) / (1 + A)`` (V §6; :func:`~.apriori.dual_bound`
   with :func:`~.apriori.apriori_term`);
 * V Thm 5 (Cor 6 for sparsest cut) at its self-certified budget:
-  :func:`~.certificates.correlation_clustering_bound` (``cc``, ``mn`` with p = 1),
+  :func:`~.streamed.correlation_clustering_bound_streamed` (``cc``, ``mn`` with p = 1;
+  the bound of :func:`~.certificates.correlation_clustering_bound` in passes over the
+  pairs, without its per-pair temporaries),
   :func:`~.certificates.sparsest_cut_bound`, :func:`~.certificates.cluster_deletion_bound`.
 
 Weights raised to a floor so that ``W`` is invertible (``raised`` is their total
@@ -36,6 +38,7 @@ from .certificates import (
     correlation_clustering_bound,
     sparsest_cut_bound,
 )
+from .streamed import correlation_clustering_bound_streamed
 
 __all__ = ["RegularisedIterate", "certify"]
 
@@ -141,9 +144,15 @@ def certify(problem, it):
                 raise ValueError("no box [lo, hi] around the targets is known to hold an "
                                  "LP optimum")
             w0 = np.ascontiguousarray(problem.weights, dtype=np.float64)
-            res = correlation_clustering_bound(
-                it.x - d, it.f, w0, d, gamma=g, minus_b_dot_y=it.minus_b_dot_y,
-                regularizer=it.w, qp_cost=it.w, x_lower=box[0], x_upper=box[1])
+            if np.shape(it.w) == np.shape(it.x):
+                # the same bound in passes, without per-pair temporaries
+                res = correlation_clustering_bound_streamed(
+                    it.x, it.f, w0, d, gamma=g, minus_b_dot_y=it.minus_b_dot_y,
+                    regularizer=it.w, x_lower=box[0], x_upper=box[1])
+            else:
+                res = correlation_clustering_bound(
+                    it.x - d, it.f, w0, d, gamma=g, minus_b_dot_y=it.minus_b_dot_y,
+                    regularizer=it.w, qp_cost=it.w, x_lower=box[0], x_upper=box[1])
         elif kind == "cd":
             res = cluster_deletion_bound(it.x, gamma=g, minus_b_dot_y=it.minus_b_dot_y,
                                          cost=problem.cost, regularizer=it.w)
