@@ -26,7 +26,7 @@ import numpy as np
 
 from metricopt.datasets._registry import cache_dir, content_sha256, get_dataset
 from metricopt.exceptions import InputError
-from metricopt.io.reports import current_umask
+from metricopt._atomic import current_umask
 
 __all__ = ["fetch", "FetchResult", "DatasetError", "DownloadError", "VerificationError"]
 
