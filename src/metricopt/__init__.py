@@ -17,7 +17,7 @@ compile numba kernels or load native solver libraries until they are needed.
 
 import importlib
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 _LAZY = {
     "read_graph": "metricopt.io",

@@ -514,7 +514,7 @@ def _check_counts(ds, path, where):
 
 
 def _write_edgelist(path, ds, origin, fmt, edges, checked, notes):
-    from metricopt import __version__
+    from metricopt._version import __version__
 
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     header = [

@@ -152,7 +152,7 @@ def _package_version():
     try:
         return importlib.metadata.version("metricopt")
     except importlib.metadata.PackageNotFoundError:
-        from .. import __version__
+        from .._version import __version__
 
         return __version__
 
