@@ -17,6 +17,7 @@ compile numba kernels or load native solver libraries until they are needed.
 
 import importlib
 
+from . import datasets as _datasets  # noqa: F401  (registers dataset names with the readers)
 from ._version import __version__
 
 _LAZY = {

@@ -20,12 +20,12 @@ import warnings
 
 import numpy as np
 
-from metricopt.datasets._bundled import bundled_names, find_bundled
-from metricopt.exceptions import InputError, InvalidParameterError, MetricOptWarning
+from metricopt.exceptions import InvalidParameterError, MetricOptWarning
 from metricopt.graph import Dissimilarity, Graph
 from metricopt.io._edgelist import parse_edgelist
 from metricopt.io._matrix import make_dissimilarity, matrix_from_csv, matrix_from_npy
 from metricopt.io._mtx import parse_mtx
+from metricopt.io._names import find_named, known_names
 from metricopt.io._objects import (
     describe_object,
     dissimilarity_values,
@@ -56,23 +56,6 @@ def detect_format(path):
         One of :data:`FORMATS`.
     """
     return _SUFFIXES.get(format_suffix(path), "edgelist")
-
-
-def _find_dataset(name):
-    """A bundled copy of dataset ``name``, else a fetched copy in the cache, else None.
-
-    A registered dataset that has not been fetched yet raises an error that says how
-    to fetch it.
-    """
-    from metricopt.datasets import dataset_names, resolve_dataset
-
-    found = find_bundled(name) or resolve_dataset(name)
-    if found is None and name in dataset_names():
-        raise InputError(
-            f"dataset {name!r} is not downloaded yet; run: metricopt datasets fetch {name} "
-            f"(or, offline: metricopt datasets fetch {name} --from FILE)"
-        )
-    return found
 
 
 def read_graph(source, *, fmt=None, weighted=None, keep_all_components=False, name=None,
@@ -171,7 +154,7 @@ def read_graph(source, *, fmt=None, weighted=None, keep_all_components=False, na
         records, own_name = records_from_object(source, kind, weight=weight, weighted=weighted)
         return build_graph(records, where, keep_all_components=keep_all_components,
                            name=name or own_name or "graph", fmt=kind)
-    path, dataset = resolve_source(source, _find_dataset, bundled_names())
+    path, dataset = resolve_source(source, find_named, known_names())
     fmt = fmt or detect_format(path)
     name = name or dataset or base_name(path)
     if fmt in _MATRIX_FORMATS:
