@@ -169,7 +169,14 @@ def main(argv=None):
             peak = ru.ru_maxrss / 2**20
             lb = res.get("lower_bound")
             params = f"n={prob.n} vars={prob.n_variables} tol=0.01 gap_tol=1e-4 gamma=1"
-            rows.append((name, method, params, res.nit, f"{sec:.1f}", f"{cpu:.1f}",
+            hist = res.get("history") or []
+            scan_s = sum(float(r.get("oracle_seconds", 0.0)) for r in hist)
+            passes = sum(int(r.get("passes", 0)) for r in hist)
+            cert_s = float(res.get("certify_seconds") or 0.0)
+            split = (f"{scan_s:.0f} / {max(sec - scan_s - cert_s, 0.0):.0f} / {cert_s:.0f}"
+                     if method == "project-forget" else "-")
+            rows.append((name, method, params, res.nit, passes if hist else "-", split,
+                         f"{sec:.1f}", f"{cpu:.1f}",
                          f"{cpu / max(sec * nthr, 1e-9):.0%} of {nthr}",
                          _fmt(res.get("qp_gap"), ".2e"), _fmt(res.max_violation, ".2e"),
                          _fmt(res.fun, ".6g"), _fmt(lb, ".6g"),
@@ -177,7 +184,8 @@ def main(argv=None):
                          f"{peak:.2f}", res.status_name, f"{build_s:.1f}"))
             print(f"# {name} {method}: {res.status_name} in {sec:.1f} s", file=sys.stderr,
                   flush=True)
-    head = ("case", "backend", "parameters", "iterations", "wall s", "CPU s", "CPU share",
+    head = ("case", "backend", "parameters", "iterations (scans)", "passes",
+            "scan / projection and rest / certificate s", "wall s", "CPU s", "CPU share",
             "gap", "violation", "LP value", "LB", "ratio", "peak memory (GiB, process)",
             "status", "build s")
     print("| " + " | ".join(head) + " |")

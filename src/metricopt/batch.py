@@ -567,19 +567,11 @@ def _run_local(todo, workers, runner, force, command, counts, finished, progress
 
 
 def _run_dask(todo, scheduler, runner, force, command, counts, finished, progress):
-    try:
-        from distributed import Client, as_completed
-    except ImportError:
-        raise InvalidParameterError(
-            "--scheduler needs the 'distributed' package: pip install 'dask[distributed]'"
-        ) from None
-    if isinstance(scheduler, Client):
-        client, own = scheduler, False
-    else:
-        try:
-            client, own = Client(scheduler, timeout="30s"), True
-        except (OSError, TimeoutError, ValueError) as exc:
-            raise InputError(f"cannot connect to the Dask scheduler at {scheduler}: {exc}") from None
+    from ._dask import connect
+
+    client, own = connect(scheduler)
+    from distributed import as_completed
+
     try:
         capacity = max(1, sum(client.nthreads().values()))
         futures = {}

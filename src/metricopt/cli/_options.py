@@ -71,7 +71,8 @@ _RESOLUTION_MODES = {"lambda": True, "lambda-degree": True, "modularity": False}
 _SOLVER_PARAMS = {"gamma": "gamma", "lam": "lam", "tol": "tol", "gap_tol": "gap_tol",
                   "max_iter": "max_iter", "time_limit": "time_limit", "threads": "threads",
                   "seed": "seed", "max_memory": "max_memory", "checkpoint": "checkpoint",
-                  "checkpoint_every": "checkpoint_every", "resume": "resume"}
+                  "checkpoint_every": "checkpoint_every", "resume": "resume",
+                  "scheduler": "scheduler"}
 #: Largest seed: the report stores it in an int64 column.
 MAX_SEED = 2**63 - 1
 _UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
@@ -242,6 +243,10 @@ def solver_options(fn, *, with_method=True):
                           "[default: 60]"),
         click.option("--resume", type=click.Path(exists=True, dir_okay=False), default=None,
                      help="Resume from a checkpoint file written by --checkpoint."),
+        click.option("--scheduler", default=None, metavar="ADDRESS",
+                     help="Dask scheduler (tcp://host:8786) that runs project-forget's "
+                          "shortest-path oracle on sparse signed or weighted graphs; the "
+                          "result is that of a local run."),
         click.option("--option", "extra_options", type=KeyValue(), multiple=True,
                      help="Backend option KEY=VALUE, repeatable (see 'metricopt solvers METHOD')."),
     ]

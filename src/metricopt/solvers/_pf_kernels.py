@@ -33,6 +33,7 @@ from ..problems._cycles import sssp as _sssp
 
 __all__ = [
     "cycle_oracle",
+    "cycle_oracle_serial",
     "gather_cycles",
     "project_active",
     "forget_inactive",
@@ -149,6 +150,11 @@ def cycle_oracle(indptr, nbrs, eids, pairs, x, srcs, pos, add_tol, out_mem, out_
         ncyc[t] = nc
         nmem[t] = nm
         worst[t] = wmax
+
+
+#: :func:`cycle_oracle` compiled without threads (``prange`` runs as ``range``): the same
+#: cycles, for callers that are threads themselves (a Dask worker's task pool).
+cycle_oracle_serial = numba.njit(cache=True)(cycle_oracle.py_func)
 
 
 @numba.njit(cache=True)

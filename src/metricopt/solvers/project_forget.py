@@ -71,6 +71,7 @@ References
        4(1), 79-85.
 """
 
+import contextlib
 import resource
 import time
 import warnings
@@ -234,67 +235,42 @@ def _certify(problem, st, dual, neg_bty):
 
 # ----------------------------------------------------------------------- oracles
 class _CycleOracle:
-    """Shortest-path separation of MET(G), streamed over sources (see the kernels)."""
+    """Shortest-path separation of MET(G), streamed over sources (see the kernels).
 
-    def __init__(self, problem, threads, add_tol):
-        from ..problems._cycles import edge_csr
+    With ``scheduler`` the sources are searched on a Dask cluster
+    (:class:`._dask_oracle.DaskCycleSearch`); the cycles are the same either way.
+    """
 
-        pairs = np.ascontiguousarray(problem.pairs, dtype=np.int64)
-        self.pairs = pairs
-        self.indptr, self.nbrs, self.eids = edge_csr(problem.n, pairs)
-        hi = np.maximum(pairs[:, 0], pairs[:, 1])
-        lo = np.minimum(pairs[:, 0], pairs[:, 1])
-        has_upper = np.zeros(problem.n, dtype=bool)
-        has_upper[lo[hi > lo]] = True
-        self.srcs = np.flatnonzero(has_upper).astype(np.int64)
+    def __init__(self, problem, threads, add_tol, scheduler=None):
+        from ._cycle_search import CycleGraph
+
+        self.graph = CycleGraph.from_problem(problem)
         self.threads = threads
         self.add_tol = add_tol
-        self.cap = max(4096, 4 * pairs.shape[0] // max(threads, 1))
+        self.cap = max(4096, 4 * self.graph.pairs.shape[0] // max(threads, 1))
+        self.remote = None
+        if scheduler is not None:
+            from ._dask_oracle import DaskCycleSearch
+
+            self.remote = DaskCycleSearch(self.graph, scheduler)
 
     def __call__(self, x):
-        from . import _pf_kernels as K
+        from ._cycle_search import canonical_cycles, search_cycles
 
-        T = self.threads
-        pos = np.arange(T, dtype=np.int64)
-        ncyc = np.zeros(T, dtype=np.int64)
-        nmem = np.zeros(T, dtype=np.int64)
-        worst = np.zeros(T)
-        cap = self.cap
-        mem = np.empty((T, cap), dtype=np.int64)
-        off = np.zeros((T, cap + 1), dtype=np.int64)
-        viol = np.empty((T, cap))
-        ns = self.srcs.shape[0]
-        while True:
-            K.cycle_oracle(self.indptr, self.nbrs, self.eids, self.pairs, x, self.srcs, pos,
-                           self.add_tol, mem, off, viol, ncyc, nmem, worst)
-            if np.all(pos >= ns):
-                break
-            cap *= 2  # a worker ran full: larger rows, keep what was found
-            mem2 = np.empty((T, cap), dtype=np.int64)
-            off2 = np.zeros((T, cap + 1), dtype=np.int64)
-            viol2 = np.empty((T, cap))
-            for t in range(T):
-                mem2[t, : nmem[t]] = mem[t, : nmem[t]]
-                off2[t, : ncyc[t] + 1] = off[t, : ncyc[t] + 1]
-                viol2[t, : ncyc[t]] = viol[t, : ncyc[t]]
-            mem, off, viol = mem2, off2, viol2
-        self.cap = cap
-        k = int(ncyc.sum())
-        offs = [np.zeros(1, dtype=np.int64)]
-        mems = []
-        base = 0
-        for t in range(T):
-            offs.append(off[t, 1: ncyc[t] + 1] + base)
-            mems.append(mem[t, : nmem[t]])
-            base += int(nmem[t])
-        flat_off = np.concatenate(offs)
-        flat_mem = np.concatenate(mems) if mems else np.empty(0, dtype=np.int64)
-        # canonical order (by violated edge id): independent of the thread count
-        order = np.argsort(flat_mem[flat_off[:-1]], kind="stable").astype(np.int64)
-        flat_off, flat_mem = K.gather_cycles(flat_off, flat_mem, order)
-        self.last_bytes = int(mem.nbytes + off.nbytes + viol.nbytes
-                              + T * (self.indptr.shape[0] * 33 + self.nbrs.shape[0] * 16))
-        return flat_off, flat_mem, np.zeros(k, dtype=np.uint8), float(worst.max(initial=0.0))
+        if self.remote is not None:
+            off, mem, worst = self.remote(x, self.add_tol)
+            self.last_bytes = self.remote.last_bytes
+        else:
+            off, mem, worst, self.cap, self.last_bytes = search_cycles(
+                self.graph, x, self.graph.srcs, self.add_tol, self.threads, self.cap)
+        off, mem = canonical_cycles(off, mem)
+        k = off.shape[0] - 1
+        return off, mem, np.zeros(k, dtype=np.uint8), worst
+
+    def close(self):
+        """Release the cluster connection, if any."""
+        if self.remote is not None:
+            self.remote.close()
 
 
 class _EdgeOracle:
@@ -601,7 +577,8 @@ def _peak_rss():
 def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-4,
                          max_iter=1000, time_limit=None, passes=None, threads=None, seed=None,
                          max_memory=None, callback=None, verbose=False, checkpoint=None,
-                         checkpoint_every=60.0, resume=None, polish="auto", gamma_growth=10.0):
+                         checkpoint_every=60.0, resume=None, polish="auto", gamma_growth=10.0,
+                         scheduler=None):
     """Solve the quadratic regularisation of a metric LP by Project and Forget.
 
     Parameters
@@ -667,6 +644,12 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
         exactly (:func:`_rescale`, as in ``dykstra``), so the next stage starts where this one ended
         (exact regularisation: beyond some ``gamma`` the QP solution is an LP
         solution). ``gamma`` stops growing at ``1e8``.
+    scheduler : str, distributed.Client or None
+        Sparse problems (MET(G)) only: run the shortest-path oracle on this Dask cluster
+        (a scheduler address such as ``tcp://host:8786``, or a client). The graph is
+        sent to the workers once, ``x`` once per oracle call; the projections stay
+        here. The cycles found, and so the result, are those of a local run
+        (:mod:`._dask_oracle`).
 
     Returns
     -------
@@ -695,12 +678,17 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
     need = estimate_memory(problem, nthreads)
     check_memory(need, f"project-forget on {problem!r}", max_memory)
 
+    if scheduler is not None and problem.structure != "sparse":
+        raise InvalidParameterError(
+            f"a scheduler runs the shortest-path oracle of sparse (MET(G)) problems on a "
+            f"Dask cluster; this problem is {problem.structure}, whose triangle scans stay "
+            f"local (see 'Scale' in benchmarks/README.md)")
     st = _setup(problem, gamma, lam)
     add_tol = 0.01 * float(tol)
     mode = problem.structure
     scanner = None
     if mode == "sparse":
-        oracle = _CycleOracle(problem, nthreads, add_tol)
+        oracle = _CycleOracle(problem, nthreads, add_tol, scheduler)
     elif mode == "edges":
         oracle = _EdgeOracle(problem, add_tol)
     else:
@@ -734,7 +722,7 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
         callback=callback, threads=nthreads, checkpoint_every=checkpoint_every,
         save=None if checkpoint is None else
         (lambda: _write_checkpoint(checkpoint, st, active, counters, problem, digest)))
-    with loop:
+    with loop, contextlib.closing(oracle) if hasattr(oracle, "close") else contextlib.nullcontext():
         while loop.next():
             it = loop.it
             # a Ctrl-C takes effect between two iterations (x, duals and counters of a
@@ -969,14 +957,14 @@ class ProjectForgetSolver(Solver):
     def run(self, problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-4, max_iter=1000,
             time_limit=None, passes=None, threads=None, seed=None, max_memory=None,
             callback=None, verbose=False, checkpoint=None, checkpoint_every=60.0, resume=None,
-            polish="auto", gamma_growth=10.0):
+            polish="auto", gamma_growth=10.0, scheduler=None):
         """Solve ``problem``; see :func:`solve_project_forget` for the options."""
         return solve_project_forget(
             problem, gamma=gamma, lam=lam, tol=tol, gap_tol=gap_tol, max_iter=max_iter,
             time_limit=time_limit, passes=passes, threads=threads, seed=seed,
             max_memory=max_memory, callback=callback, verbose=verbose, checkpoint=checkpoint,
             checkpoint_every=checkpoint_every, resume=resume, polish=polish,
-            gamma_growth=gamma_growth)
+            gamma_growth=gamma_growth, scheduler=scheduler)
 
     def cite(self):
         """Reference of the method."""
