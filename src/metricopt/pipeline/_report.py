@@ -13,17 +13,10 @@ from datetime import datetime, timezone
 import numpy as np
 
 from ..exceptions import MetricOptWarning
+from ..result import COMMON_FIELDS
 from ._common import RATIO_ROUNDOFF, _graph_section, _ratio, bound_exceeds, objective_scores
 
 _VERSIONED = ("numpy", "scipy", "numba", "highspy", "click")
-
-
-_RESULT_FIELDS = {
-    "compile_seconds",
-    "x", "fun", "lower_bound", "status", "status_name", "success", "message", "nit",
-    "max_violation", "elapsed", "method", "history", "options", "gap", "auto_reason",
-    "lp_approx_ratio",
-}
 
 
 def _build_report(outcome, source, read_options, solver, caught, command, round_opts):
@@ -135,7 +128,7 @@ def _problem_section(problem):
 
 def _solver_extras(result):
     scalar = (str, bool, int, float, np.integer, np.floating, np.bool_, type(None))
-    return {k: v for k, v in result.items() if k not in _RESULT_FIELDS and isinstance(v, scalar)}
+    return {k: v for k, v in result.items() if k not in COMMON_FIELDS and isinstance(v, scalar)}
 
 
 def _versions():
