@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 import pytest
 
-from metricopt import pipeline
+from metricopt import _atomic, pipeline
 from metricopt.cli import cli
 from metricopt.io import reports, read_graph
 from metricopt.problems import build_problem
@@ -135,8 +135,8 @@ def _documented_params(doc):
 
 
 PUBLIC = [
-    f for module in (pipeline, reports) for name in module.__all__
-    if inspect.isfunction(f := getattr(module, name)) and f.__module__ == module.__name__
+    f for module in (pipeline, reports, _atomic) for name in module.__all__
+    if inspect.isfunction(f := getattr(module, name)) and f.__module__.startswith(module.__name__)
 ]
 
 

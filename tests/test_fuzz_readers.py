@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from metricopt.exceptions import MetricOptError
 from metricopt.io import FORMATS, read_graph
 
-SUFFIX = {"edgelist": ".txt", "mtx": ".mtx", "npy": ".npy", "matrix-csv": ".csv"}
+SUFFIX = {"edgelist": ".txt", "mtx": ".mtx", "gml": ".gml", "pajek": ".net", "mat": ".mat",
+          "npy": ".npy", "matrix-csv": ".csv"}
 
 _TOKENS = st.one_of(
     st.integers(-5, 40).map(str),

@@ -263,6 +263,87 @@ def test_format_detection_and_override(tmp_path):
     assert read_graph(DATA / "io_signed.txt", name="custom").name == "custom"
 
 
+
+# --------------------------------------------------------------------------- the reader table
+def test_reader_table_has_every_format_once():
+    from metricopt.io import FORMATS, READERS
+
+    assert tuple(READERS) == FORMATS
+    suffixes = [s for r in READERS.values() for s in r.suffixes]
+    assert len(suffixes) == len(set(suffixes))
+    for fmt, reader in READERS.items():
+        assert all(detect_format(f"x{s}.gz") == fmt for s in reader.suffixes)
+    assert detect_format("a.gml") == "gml" and detect_format("a.NET") == "pajek"
+    assert detect_format("a.mat.gz") == "mat"
+
+
+def _path_graph_edges(g):
+    return {frozenset((str(g.labels[u]), str(g.labels[v]))) for u, v in g.edges}
+
+
+def test_gml_reads_declared_nodes_and_edges(tmp_path):
+    path = tmp_path / "g.gml"
+    path.write_text('Creator "x"\ngraph [\n  directed 0\n  node [ id 1 label "a" ]\n'
+                    '  node [ id 2 ]\n  node [ id 3 ]\n  node [ id 9 ]\n'
+                    '  edge [ source 1 target 2 value 4 ]\n  edge [ source 3 target 2 ]\n'
+                    '  edge [ source 2 target 1 ]\n]\n')
+    g = read_graph(path, keep_all_components=True)
+    assert g.n == 4 and g.m == 2 and g.weights is None
+    assert list(g.labels) == ["1", "2", "3", "9"]
+    assert _path_graph_edges(g) == {frozenset("12"), frozenset("23")}
+    assert read_graph(path).n == 3  # the isolated node 9 is not in the largest component
+    path.write_text("graph [ node [ id 1 ] edge [ source 1 target 5 ] ]")
+    with pytest.raises(InputError, match="g.gml: GML edge refers to undeclared node '5'"):
+        read_graph(path)
+    path.write_text("graph [ node [ id 1 ]")
+    with pytest.raises(InputError, match="unclosed"):
+        read_graph(path)
+
+
+def test_pajek_reads_edges_arcs_and_lists(tmp_path):
+    path = tmp_path / "g.net"
+    path.write_text('*Vertices 5\n1 "a"\n2 "b"\n3 "c"\n4 "d"\n5 "e"\n*Edges\n1 2 1.0\n'
+                    '*Arcs\n3 2\n*Edgeslist\n4 1 2\n')
+    g = read_graph(path, keep_all_components=True)
+    assert g.n == 5 and g.m == 4
+    assert _path_graph_edges(g) == {frozenset("12"), frozenset("23"), frozenset("14"),
+                                    frozenset("24")}
+    path.write_text("*Vertices 2\n*Matrix\n0 1\n1 0\n")
+    with pytest.raises(InputError, match=r"g.net, line 2: unsupported Pajek section \*Matrix"):
+        read_graph(path)
+
+
+def test_mat_reads_a_sparse_matrix_with_or_without_values(tmp_path):
+    import scipy.io
+    import scipy.sparse as sp
+
+    path = tmp_path / "g.mat"
+    a = sp.coo_matrix(([2.0, 2.0, 3.0, 3.0], ([0, 1, 1, 2], [1, 0, 2, 1])), shape=(4, 4))
+    scipy.io.savemat(path, {"A": a.tocsc()})
+    g = read_graph(path, keep_all_components=True)
+    assert g.n == 4 and g.m == 2 and g.weights is None
+    assert list(g.labels) == ["1", "2", "3", "4"]
+    weighted = read_graph(path, weighted=True)
+    assert sorted(weighted.weights.tolist()) == [2.0, 3.0]
+    path.write_bytes(b"MATLAB 5.0 not really")
+    with pytest.raises(InputError, match="g.mat: not a readable MATLAB file"):
+        read_graph(path)
+
+
+def test_other_formats_of_karate_give_the_bundled_graph(tmp_path):
+    karate = read_graph("karate")
+    gml = tmp_path / "karate.gml"
+    gml.write_text("graph [\n" + "".join(f"  node [ id {v} ]\n" for v in karate.labels)
+                   + "".join(f"  edge [ source {karate.labels[u]} target {karate.labels[v]} ]\n"
+                             for u, v in karate.edges) + "]\n")
+    net = tmp_path / "karate.net.gz"
+    net.write_bytes(gzip.compress((f"*Vertices {karate.n}\n*Edges\n" + "".join(
+        f"{karate.labels[u]} {karate.labels[v]}\n" for u, v in karate.edges)).encode()))
+    for path in (gml, net):
+        g = read_graph(path)
+        assert (g.n, g.m) == (karate.n, karate.m) and g.name == "karate"
+        assert _path_graph_edges(g) == _path_graph_edges(karate)
+
 # --------------------------------------------------------------------------- dense matrices
 
 EXPECTED = np.array([[0, 1, 2], [1, 0, 1.5], [2, 1.5, 0]])
@@ -481,7 +562,7 @@ def test_mtx_non_finite_weight(tmp_path):
 @pytest.mark.parametrize(
     ("kwargs", "match"),
     [
-        ({"fmt": "gml"}, "'fmt' parameter of read_graph"),
+        ({"fmt": "graphml"}, "'fmt' parameter of read_graph"),
         ({"weighted": "yes"}, "'weighted' parameter"),
         ({"weighted": 1}, "'weighted' parameter"),
         ({"keep_all_components": 1}, "'keep_all_components' parameter"),

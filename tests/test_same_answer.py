@@ -180,7 +180,7 @@ def test_an_overrun_is_reported_with_its_size():
 
 def test_lp_value_below_the_bound_is_explained():
     from metricopt.cli._render import _below_bound_text
-    from metricopt.pipeline import _lp_value_below_bound
+    from metricopt.pipeline._report import _lp_value_below_bound
 
     assert _lp_value_below_bound(10.0, 9.0, 1e-5) is None
     assert _lp_value_below_bound(None, 9.0, 1e-5) is None
@@ -195,6 +195,8 @@ def test_lp_value_below_the_bound_is_explained():
 def test_a_report_with_lp_value_below_the_bound_says_why():
     """A point within tol of feasibility can score below the certified bound; the
     report's warnings say so next to the numbers."""
+    from metricopt.pipeline._report import _build_report
+
     graph = metricopt.read_graph("karate")
     problem = build_problem("cc", graph)
     with warnings.catch_warnings():
@@ -206,7 +208,7 @@ def test_a_report_with_lp_value_below_the_bound_says_why():
                                   rounding=None, out=None)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        report = pipeline._build_report(outcome, "karate", {},
-                                        metricopt.solvers.get_solver("highs"), [], None, {})
+        report = _build_report(outcome, "karate", {}, metricopt.solvers.get_solver("highs"),
+                               [], None, {})
     assert any("below the certified lower bound" in w and "3e-05" in w
                for w in report["warnings"]), report["warnings"]

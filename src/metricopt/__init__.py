@@ -17,7 +17,8 @@ compile numba kernels or load native solver libraries until they are needed.
 
 import importlib
 
-__version__ = "0.1.0"
+from . import datasets as _datasets  # noqa: F401  (registers dataset names with the readers)
+from ._version import __version__
 
 _LAZY = {
     "read_graph": "metricopt.io",

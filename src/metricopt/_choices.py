@@ -23,8 +23,9 @@ STRUCTURES = {
     "edges": "edges only; triangle inequalities on the graph's triangles, x_ik + x_jk >= 1 on open wedges",
 }
 
-#: Input formats of :func:`metricopt.io.read_graph`.
-FORMATS = ("edgelist", "mtx", "npy", "matrix-csv")
+#: Input formats of :func:`metricopt.io.read_graph` (the reader table of
+#: :mod:`metricopt.io._readers` has one entry for each, in this order).
+FORMATS = ("edgelist", "mtx", "gml", "pajek", "mat", "npy", "matrix-csv")
 
 #: Pair weights of correlation clustering.
 WEIGHT_MODES = ("auto", "jaccard", "unit", "signed", "lambda", "lambda-degree", "modularity")

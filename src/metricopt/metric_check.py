@@ -192,9 +192,9 @@ def repair_metric(data, *, p=2, method="auto", tol=DEFAULT_TOL, **solver_options
     MetricOptError
         When the backend returns no solution (a limit reached before any iterate).
     """
-    from . import solve
     from .problems import build_problem
     from .problems._pairs import packed_to_square
+    from .solvers import solve
     from .solvers._repair import metric_closure
 
     tol = _check_tol(tol, "repair_metric")

@@ -2,7 +2,7 @@
 
 import numpy as np
 
-__all__ = ["RichResult", "SolveResult", "Status", "STATUS_MESSAGES"]
+__all__ = ["RichResult", "SolveResult", "Status", "STATUS_MESSAGES", "COMMON_FIELDS"]
 
 
 class Status:
@@ -99,5 +99,16 @@ class SolveResult(RichResult):
     options : dict
         Every option the backend ran with, defaults included.
 
-    Backends may add documented extras (e.g. ``peak_memory``, ``constraints_added``).
+    Backends may add documented extras (e.g. ``peak_memory``, ``constraints_added``); the
+    dispatcher adds ``gap``, ``auto_reason``, ``lp_approx_ratio`` and ``compile_seconds``.
+    :data:`COMMON_FIELDS` names all but the extras.
     """
+
+
+#: Fields of a :class:`SolveResult` that are not a backend's extras: the common fields
+#: and those the dispatcher adds (a run report's ``solver_extras`` are the others).
+COMMON_FIELDS = frozenset({
+    "x", "fun", "lower_bound", "status", "status_name", "success", "message", "nit",
+    "max_violation", "elapsed", "method", "history", "options", "gap", "auto_reason",
+    "lp_approx_ratio", "compile_seconds",
+})

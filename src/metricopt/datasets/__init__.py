@@ -1,13 +1,43 @@
-"""Datasets: small graphs bundled with the package.
+"""Datasets: small graphs bundled with the package, and a registry of public graphs to fetch.
+
+The bundled files are read by :mod:`metricopt.io`; this package registers with it how a
+dataset name resolves to a file (bundled, else fetched into the cache), so that
+``read_graph("karate")`` works. The modules behind the names below are imported on
+first use, so ``import metricopt`` (which imports this package) stays quick.
 
 >>> from metricopt.datasets import load_bundled
 >>> load_bundled("karate").n
 34
 """
 
-from metricopt.datasets._bundled import bundled_names, bundled_path
+import importlib
 
-__all__ = ["bundled_names", "bundled_path", "load_bundled"]
+from metricopt.io._names import register_name_lookup
+
+_BUNDLED = ("bundled_names", "bundled_path")
+# registry of downloadable graphs (SNAP, SuiteSparse, Newman netdata) and the fetch cache
+_REGISTRY = ("Dataset", "cache_dir", "cached_path", "dataset_names", "get_dataset", "registry",
+             "resolve_dataset")
+_FETCH = ("DatasetError", "DownloadError", "FetchResult", "VerificationError", "fetch")
+_LAZY = {
+    **{name: "metricopt.datasets._bundled" for name in _BUNDLED},
+    **{name: "metricopt.datasets._registry" for name in _REGISTRY},
+    **{name: "metricopt.datasets._fetch" for name in _FETCH},
+}
+
+__all__ = ["load_bundled", *_BUNDLED, *sorted(_REGISTRY + _FETCH)]
+
+
+def __getattr__(name):
+    if name not in _LAZY:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(_LAZY[name]), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(__all__)
 
 
 def load_bundled(name, **read_graph_kwargs):
@@ -24,48 +54,36 @@ def load_bundled(name, **read_graph_kwargs):
     -------
     Graph
     """
-    from metricopt.io import read_graph  # metricopt.io imports this package
+    from metricopt.datasets._bundled import bundled_path
+    from metricopt.io import read_graph
 
     read_graph_kwargs.setdefault("name", name)
     return read_graph(bundled_path(name), **read_graph_kwargs)
 
 
-# Registry of downloadable graphs (SNAP, SuiteSparse, Newman netdata) and the fetch cache;
-# the fetching code (urllib, archives, numpy) is imported on first use.
-from metricopt.datasets._registry import (  # noqa: E402
-    Dataset,
-    cache_dir,
-    cached_path,
-    dataset_names,
-    get_dataset,
-    registry,
-    resolve_dataset,
-)
+def _find_dataset(name):
+    """A bundled copy of dataset ``name``, else a fetched copy in the cache, else None.
 
-_FETCH_NAMES = ("DatasetError", "DownloadError", "FetchResult", "VerificationError", "fetch")
+    A registered dataset that has not been fetched yet raises an error that says how
+    to fetch it.
+    """
+    from metricopt.datasets._bundled import find_bundled
+    from metricopt.datasets._registry import dataset_names, resolve_dataset
+    from metricopt.exceptions import InputError
 
-
-def __getattr__(name):
-    if name not in _FETCH_NAMES:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module("metricopt.datasets._fetch"), name)
-    globals()[name] = value
-    return value
+    found = find_bundled(name) or resolve_dataset(name)
+    if found is None and name in dataset_names():
+        raise InputError(
+            f"dataset {name!r} is not downloaded yet; run: metricopt datasets fetch {name} "
+            f"(or, offline: metricopt datasets fetch {name} --from FILE)"
+        )
+    return found
 
 
-__all__ += [
-    "Dataset",
-    "DatasetError",
-    "DownloadError",
-    "FetchResult",
-    "VerificationError",
-    "cache_dir",
-    "cached_path",
-    "dataset_names",
-    "fetch",
-    "get_dataset",
-    "registry",
-    "resolve_dataset",
-]
+def _bundled_names():
+    from metricopt.datasets._bundled import bundled_names
+
+    return bundled_names()
+
+
+register_name_lookup(_find_dataset, _bundled_names)

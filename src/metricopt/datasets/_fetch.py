@@ -10,7 +10,6 @@ import contextlib
 import gzip
 import io
 import os
-import re
 import socket
 import tarfile
 import tempfile
@@ -24,9 +23,9 @@ from pathlib import Path
 
 import numpy as np
 
+from metricopt._atomic import current_umask
 from metricopt.datasets._registry import cache_dir, content_sha256, get_dataset
 from metricopt.exceptions import InputError
-from metricopt.io.reports import current_umask
 
 __all__ = ["fetch", "FetchResult", "DatasetError", "DownloadError", "VerificationError"]
 
@@ -246,14 +245,12 @@ def _from_tar(ds, fileobj, path):
         return tf.extractfile(members[member]).read(), ds.format, True
 
 
-_SUFFIX_FORMATS = {".gml": "gml", ".mtx": "mtx", ".mm": "mtx", ".net": "pajek", ".mat": "mat"}
-
-
 def _plain(ds, data, name):
     """A non-archive file: the registry's data file, or the graph in another format."""
-    suffix = Path(name).suffix.lower()
-    fmt = _SUFFIX_FORMATS.get(suffix)
-    if fmt is None:
+    from metricopt.io import READERS, detect_format
+
+    fmt = detect_format(name)
+    if fmt == "edgelist" or READERS[fmt].matrix:
         fmt = "snap-signed" if ds.signed else "snap"
     if data[:10] == b"MATLAB 5.0" or data[:7] == b"\x89HDF\r\n\x1a":
         fmt = "mat"
@@ -283,174 +280,56 @@ def _text(data, where):
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _undirected(u, v, file_nodes, file_edges, note):
-    """Each unordered pair once, self-loops dropped, sorted (numerically when possible)."""
-    u = np.asarray(u, dtype=object)
-    v = np.asarray(v, dtype=object)
-    loops = int(np.count_nonzero(u == v))
-    keep = u != v
-    u, v = u[keep], v[keep]
-    try:
-        ui, vi = u.astype(np.int64), v.astype(np.int64)
-        numeric = bool(np.all(ui.astype(str) == u.astype(str)) and np.all(vi.astype(str) == v.astype(str)))
-    except (ValueError, OverflowError):
-        numeric = False
-    if numeric:
-        pairs = np.unique(np.stack([np.minimum(ui, vi), np.maximum(ui, vi)], axis=1), axis=0)
-        lines = [f"{a}\t{b}" for a, b in pairs.tolist()]
-    else:
-        pairs = {(a, b) if a < b else (b, a) for a, b in zip(u.tolist(), v.tolist())}
-        lines = [f"{a}\t{b}" for a, b in sorted(pairs)]
-    return _Edges(lines, file_nodes, file_edges, loops, f"{note}, self-loops dropped")
+#: Formats of the registry and of local files -> the io reader that parses them.
+_READER = {"snap": "edgelist", "snap-signed": "edgelist", "gml": "gml", "mtx": "mtx",
+           "pajek": "pajek", "mat": "mat"}
+_LABELS = {"gml": "GML ids as labels; ", "mtx": "Matrix Market 1-based indices as labels; ",
+           "pajek": "Pajek vertex numbers as labels; ", "mat": "MATLAB 1-based indices as labels; "}
 
 
 def _parse(data, fmt, where, signed):
-    if fmt == "mat":
-        return _parse_mat(data, where)
-    text = _text(data, where)
-    if fmt == "gml":
-        return _parse_gml(text, where)
-    if fmt == "mtx":
-        return _parse_mtx(text, where)
-    if fmt == "pajek":
-        return _parse_pajek(text, where)
-    return _parse_snap(text, where, signed)
+    """Parse a data file with the reader of :mod:`metricopt.io` for its format."""
+    from metricopt.io import READERS
 
-
-def _parse_snap(text, where, signed):
-    u, v, lines = [], [], []
-    for number, line in enumerate(text.split("\n"), start=1):
-        stripped = line.strip()
-        if not stripped or stripped[0] in "#%":
-            continue
-        fields = stripped.split()
-        if len(fields) < 2 or (signed and len(fields) < 3):
-            raise DatasetError(f"{where}: line {number}: expected {'3' if signed else '2'} fields")
-        u.append(fields[0])
-        v.append(fields[1])
-        if signed:
-            lines.append(f"{fields[0]}\t{fields[1]}\t{fields[2]}")
-    nodes = len(set(u) | set(v))
+    signed = signed and fmt.startswith("snap")  # another format's graph is undirected
+    reader = READERS[_READER[fmt]]
+    content = data if reader.binary else _text(data, where)
+    try:
+        records = reader.parse(content, where, bool(signed))
+    except InputError as exc:
+        raise DatasetError(str(exc)) from None
     if signed:
-        loops = sum(a == b for a, b in zip(u, v))
-        return _Edges(lines, nodes, len(u), loops, "signed arcs kept as listed (u v sign)")
-    return _undirected(u, v, nodes, len(u), "undirected, each pair once")
+        return _signed(records, where)
+    return _undirected(records, f"{_LABELS.get(fmt, '')}undirected, each pair once")
 
 
-_GML_TOKEN = re.compile(r'"[^"]*"|\[|\]|[^\s\[\]"]+')
+def _signed(records, where):
+    """Signed arcs as listed: ``u v sign`` for every entry."""
+    if records.n_lines and records.weights is None:
+        raise DatasetError(f"{where}: expected 3 fields (u v sign)")
+    labels = records.labels
+    lines = [f"{labels[a]}\t{labels[b]}\t{_number(w)}"
+             for a, b, w in zip(records.src.tolist(), records.dst.tolist(),
+                                [] if records.weights is None else records.weights.tolist())]
+    loops = int(np.count_nonzero(records.src == records.dst))
+    return _Edges(lines, records.n, records.n_lines, loops, "signed arcs kept as listed (u v sign)")
 
 
-def _parse_gml(text, where):
-    """Node ids and edge endpoints of a GML file (nested lists of key-value pairs)."""
-    stack = [[]]
-    key = None
-    for match in _GML_TOKEN.finditer(text):
-        token = match.group()
-        if token == "[":
-            if key is None:
-                raise DatasetError(f"{where}: malformed GML (a list without a key)")
-            child = []
-            stack[-1].append((key, child))
-            stack.append(child)
-            key = None
-        elif token == "]":
-            if len(stack) == 1 or key is not None:
-                raise DatasetError(f"{where}: malformed GML (unbalanced ']')")
-            stack.pop()
-        elif key is None:
-            key = token
-        else:
-            stack[-1].append((key, token.strip('"')))
-            key = None
-    if len(stack) != 1:
-        raise DatasetError(f"{where}: malformed GML (unclosed '[')")
-    graphs = [value for k, value in stack[0] if k == "graph" and isinstance(value, list)]
-    if not graphs:
-        raise DatasetError(f"{where}: no 'graph [...]' in the GML file")
-    nodes, u, v = set(), [], []
-    for k, value in graphs[0]:
-        if not isinstance(value, list):
-            continue
-        fields = {fk: fv for fk, fv in value if not isinstance(fv, list)}
-        if k == "node" and "id" in fields:
-            nodes.add(fields["id"])
-        elif k == "edge":
-            if "source" not in fields or "target" not in fields:
-                raise DatasetError(f"{where}: a GML edge without source or target")
-            u.append(fields["source"])
-            v.append(fields["target"])
-    unknown = (set(u) | set(v)) - nodes
-    if unknown:
-        raise DatasetError(f"{where}: GML edge refers to undeclared node {sorted(unknown)[0]!r}")
-    return _undirected(u, v, len(nodes), len(u), "GML ids as labels; undirected, each pair once")
+def _number(value):
+    return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
-def _parse_mtx(text, where):
-    import scipy.io
-
-    try:
-        matrix = scipy.io.mmread(io.StringIO(text)).tocoo()
-    except Exception as exc:  # scipy raises ValueError, IndexError, ... on malformed files
-        raise DatasetError(f"{where}: not a readable Matrix Market file ({exc})") from None
-    return _from_matrix(matrix, "Matrix Market")
-
-
-def _parse_mat(data, where):
-    import scipy.io
-    import scipy.sparse as sp
-
-    try:
-        contents = scipy.io.loadmat(io.BytesIO(data))
-    except Exception as exc:  # scipy raises several types on malformed or v7.3 files
-        raise DatasetError(f"{where}: not a readable MATLAB file ({exc})") from None
-    matrix = None
-    problem = contents.get("Problem")
-    if problem is not None and problem.dtype.names and "A" in problem.dtype.names:
-        matrix = problem["A"][0, 0]
-    elif "A" in contents:
-        matrix = contents["A"]
-    else:
-        found = [val for key, val in contents.items() if not key.startswith("__") and sp.issparse(val)]
-        matrix = found[0] if len(found) == 1 else None
-    if matrix is None or not (sp.issparse(matrix) or isinstance(matrix, np.ndarray)):
-        raise DatasetError(f"{where}: no adjacency matrix (Problem.A or A) in the MATLAB file")
-    return _from_matrix(sp.coo_matrix(matrix), "MATLAB")
-
-
-def _from_matrix(matrix, what):
-    if matrix.shape[0] != matrix.shape[1]:
-        raise DatasetError(f"{what} matrix is {matrix.shape[0]} x {matrix.shape[1]}, not square")
-    nz = matrix.data != 0
-    rows, cols = matrix.row[nz].astype(np.int64) + 1, matrix.col[nz].astype(np.int64) + 1
-    return _undirected(rows.astype(str), cols.astype(str), int(matrix.shape[0]), int(nz.sum()),
-                       f"{what} 1-based indices as labels; undirected, each pair once")
-
-
-def _parse_pajek(text, where):
-    section, declared = None, 0
-    u, v = [], []
-    for number, line in enumerate(text.split("\n"), start=1):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("%"):
-            continue
-        if stripped.startswith("*"):
-            head = stripped.split()
-            section = head[0].lower()
-            if section == "*vertices" and len(head) > 1 and head[1].isdigit():
-                declared = int(head[1])
-            elif section not in ("*vertices", "*arcs", "*edges", "*arcslist", "*edgeslist"):
-                raise DatasetError(f"{where}: line {number}: unsupported Pajek section {head[0]}")
-            continue
-        fields = stripped.split()
-        if section in ("*arcs", "*edges"):
-            if len(fields) < 2:
-                raise DatasetError(f"{where}: line {number}: expected two vertex numbers")
-            u.append(fields[0])
-            v.append(fields[1])
-        elif section in ("*arcslist", "*edgeslist"):
-            u.extend([fields[0]] * (len(fields) - 1))
-            v.extend(fields[1:])
-    return _undirected(u, v, declared, len(u), "Pajek vertex numbers as labels; undirected, each pair once")
+def _undirected(records, note):
+    """Each unordered pair once, self-loops dropped, in the order of the node ids (numeric
+    order of the labels when they are all integers)."""
+    src, dst = records.src, records.dst
+    loops = int(np.count_nonzero(src == dst))
+    keep = src != dst
+    pairs = np.stack([np.minimum(src, dst)[keep], np.maximum(src, dst)[keep]], axis=1)
+    pairs = np.unique(pairs.reshape(-1, 2), axis=0)
+    labels = records.labels
+    lines = [f"{labels[a]}\t{labels[b]}" for a, b in pairs.tolist()]
+    return _Edges(lines, records.n, records.n_lines, loops, f"{note}, self-loops dropped")
 
 
 # ------------------------------------------------------------------ install
@@ -514,7 +393,7 @@ def _check_counts(ds, path, where):
 
 
 def _write_edgelist(path, ds, origin, fmt, edges, checked, notes):
-    from metricopt import __version__
+    from metricopt._version import __version__
 
     stamp = datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     header = [

@@ -1,5 +1,10 @@
-"""Readers for graphs (edge lists, Matrix Market, graph objects) and dissimilarity
-matrices, and the writers that put a clustering back on a graph.
+"""Readers for graphs (edge lists, Matrix Market, GML, Pajek, MATLAB, graph objects) and
+dissimilarity matrices, one table of formats (:data:`READERS`); the writers of run
+outputs (:mod:`metricopt.io.reports`, which also holds the ``report.json`` schema) and
+those that put a clustering back on a graph.
+
+io sits below :mod:`metricopt.datasets`, which registers how a dataset name resolves to a
+file (:mod:`metricopt.io._names`), and never imports it.
 
 The readers are imported on first use (they load pandas and scipy); :data:`FORMATS` is
 available without them.
@@ -9,11 +14,12 @@ import importlib
 
 from metricopt._choices import FORMATS
 
-__all__ = ["FORMATS", "EXPORT_FORMATS", "detect_format", "read_dissimilarity", "read_graph",
+__all__ = ["FORMATS", "READERS", "EXPORT_FORMATS", "detect_format", "read_dissimilarity", "read_graph",
            "read_input", "clusters_by_label", "to_networkx", "write_export"]
 
 _LAZY = {
-    "detect_format": "metricopt.io.graphs",
+    "READERS": "metricopt.io._readers",
+    "detect_format": "metricopt.io._readers",
     "read_dissimilarity": "metricopt.io.graphs",
     "read_graph": "metricopt.io.graphs",
     "read_input": "metricopt.io.graphs",

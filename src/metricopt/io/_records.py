@@ -8,7 +8,8 @@ import pandas as pd
 
 from metricopt.exceptions import InputError
 
-__all__ = ["Records", "encode_labels", "encode_int_labels", "strip_comments", "data_lines", "bad_line"]
+__all__ = ["Records", "encode_labels", "encode_int_labels", "records_from_labels", "strip_comments",
+           "data_lines", "bad_line"]
 
 _INTEGER = r"[+-]?[0-9]+"
 _COMMENT_LINES = re.compile(r"^[ \t]*[#%][^\n]*", re.M)
@@ -95,6 +96,29 @@ def encode_int_labels(u, v):
     labels = uniques[order].astype(str).astype(object)
     k = len(u)
     return codes[:k].copy(), codes[k:].copy(), labels
+
+
+def records_from_labels(u, v, *, nodes=(), weights=None):
+    """Records of entries given by their endpoints' labels, coded by :func:`encode_labels`.
+
+    Parameters
+    ----------
+    u, v : sequence of str
+        The endpoints of each entry.
+    nodes : sequence of str, default=()
+        Declared nodes: each is a node of the result, with or without entries, and they
+        come first in the order of first appearance.
+    weights : ndarray of shape (len(u),) or None
+
+    Returns
+    -------
+    Records
+    """
+    nodes = np.asarray(list(nodes), dtype=object)
+    u, v = np.asarray(u, dtype=object), np.asarray(v, dtype=object)
+    src, dst, labels = encode_labels(np.concatenate([nodes, u]), np.concatenate([nodes, v]))
+    k = len(nodes)
+    return Records(src[k:], dst[k:], labels, weights, len(u))
 
 
 def strip_comments(text):

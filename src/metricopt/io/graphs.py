@@ -1,15 +1,23 @@
 """Reading graphs and dissimilarity matrices from files, bundled datasets or objects.
 
-Formats (detected from the suffix after removing ``.gz``; any file may be gzipped):
+Formats (detected from the suffix after removing ``.gz``; any file may be gzipped; the
+parsers are the reader table of :mod:`metricopt.io._readers`):
 
 ========== ========================== ==================================================
 fmt        suffixes                   content
 ========== ========================== ==================================================
 edgelist   .txt .tsv .edges .el, any  ``u v`` or ``u v weight`` per line (SNAP style)
 mtx        .mtx .mm                   Matrix Market coordinate (pattern/real/integer)
+gml        .gml                       GML ``node``/``edge`` lists; node ids as labels
+pajek      .net                       Pajek ``*Vertices``/``*Edges``/``*Arcs`` (lists too)
+mat        .mat                       MATLAB file holding a sparse matrix (``Problem.A``)
 npy        .npy                       square 2-D array: a dissimilarity matrix
 matrix-csv .csv                       square numeric matrix, optional header of labels
 ========== ========================== ==================================================
+
+Node labels of ``mtx``, ``pajek`` and ``mat`` files are the 1-based row or vertex numbers
+(``"1".."N"``), and every declared node exists, with or without edges; so are the
+declared nodes of a ``gml`` file. Only ``edgelist``, ``mtx`` and ``mat`` carry weights.
 
 In memory, :func:`read_graph` takes a networkx or igraph graph, a scipy.sparse or numpy
 adjacency matrix or a pandas edge table, and :func:`read_dissimilarity` a numpy distance
@@ -20,12 +28,10 @@ import warnings
 
 import numpy as np
 
-from metricopt.datasets._bundled import bundled_names, find_bundled
-from metricopt.exceptions import InputError, InvalidParameterError, MetricOptWarning
+from metricopt.exceptions import InvalidParameterError, MetricOptWarning
 from metricopt.graph import Dissimilarity, Graph
-from metricopt.io._edgelist import parse_edgelist
-from metricopt.io._matrix import make_dissimilarity, matrix_from_csv, matrix_from_npy
-from metricopt.io._mtx import parse_mtx
+from metricopt.io._matrix import make_dissimilarity
+from metricopt.io._names import find_named, known_names
 from metricopt.io._objects import (
     describe_object,
     dissimilarity_values,
@@ -33,46 +39,13 @@ from metricopt.io._objects import (
     records_from_object,
 )
 from metricopt.io._preprocess import build_graph
+from metricopt.io._readers import READERS, detect_format
 from metricopt.io._source import base_name, decode_text, format_suffix, read_bytes, resolve_source
 from metricopt._choices import FORMATS
 
 __all__ = ["FORMATS", "read_graph", "read_dissimilarity", "read_input", "detect_format"]
 
-#: Accepted values of the ``fmt`` parameter.
-_MATRIX_FORMATS = ("npy", "matrix-csv")
-_SUFFIXES = {".mtx": "mtx", ".mm": "mtx", ".npy": "npy", ".csv": "matrix-csv"}
-
-
-def detect_format(path):
-    """The format of ``path`` from its suffix (``.gz`` removed); ``"edgelist"`` by default.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-
-    Returns
-    -------
-    str
-        One of :data:`FORMATS`.
-    """
-    return _SUFFIXES.get(format_suffix(path), "edgelist")
-
-
-def _find_dataset(name):
-    """A bundled copy of dataset ``name``, else a fetched copy in the cache, else None.
-
-    A registered dataset that has not been fetched yet raises an error that says how
-    to fetch it.
-    """
-    from metricopt.datasets import dataset_names, resolve_dataset
-
-    found = find_bundled(name) or resolve_dataset(name)
-    if found is None and name in dataset_names():
-        raise InputError(
-            f"dataset {name!r} is not downloaded yet; run: metricopt datasets fetch {name} "
-            f"(or, offline: metricopt datasets fetch {name} --from FILE)"
-        )
-    return found
+_MATRIX_FORMATS = tuple(fmt for fmt, reader in READERS.items() if reader.matrix)
 
 
 def read_graph(source, *, fmt=None, weighted=None, keep_all_components=False, name=None,
@@ -90,13 +63,13 @@ def read_graph(source, *, fmt=None, weighted=None, keep_all_components=False, na
         row per edge). Directed graphs, multi-edges and self-loops are made simple as
         for files. A metricopt :class:`~metricopt.graph.Graph` or
         :class:`~metricopt.graph.Dissimilarity` is returned unchanged.
-    fmt : {"edgelist", "mtx", "npy", "matrix-csv"} or None, default=None
+    fmt : {"edgelist", "mtx", "gml", "pajek", "mat", "npy", "matrix-csv"} or None, default=None
         File format; ``None`` detects it from the suffix (see :func:`detect_format`).
         Must be ``None`` for an object.
     weighted : bool or None, default=None
-        ``None``: an edge list's third column becomes the weights, Matrix Market values
-        are dropped; an object's ``weight`` attribute or column becomes the weights
-        when it has one, and a matrix's entries do unless they are all 1.
+        ``None``: an edge list's third column becomes the weights, Matrix Market and
+        MATLAB values are dropped; an object's ``weight`` attribute or column becomes
+        the weights when it has one, and a matrix's entries do unless they are all 1.
         ``True``: keep weights (unit weights when the input has none).
         ``False``: drop them.
     keep_all_components : bool, default=False
@@ -171,18 +144,15 @@ def read_graph(source, *, fmt=None, weighted=None, keep_all_components=False, na
         records, own_name = records_from_object(source, kind, weight=weight, weighted=weighted)
         return build_graph(records, where, keep_all_components=keep_all_components,
                            name=name or own_name or "graph", fmt=kind)
-    path, dataset = resolve_source(source, _find_dataset, bundled_names())
+    path, dataset = resolve_source(source, find_named, known_names())
     fmt = fmt or detect_format(path)
     name = name or dataset or base_name(path)
-    if fmt in _MATRIX_FORMATS:
+    reader = READERS[fmt]
+    if reader.matrix:
         _warn_ignored(weighted, keep_all_components)
         return _read_matrix(path, fmt, name)
     data, gzipped = read_bytes(path)
-    text = decode_text(data, path)
-    if fmt == "edgelist":
-        records = parse_edgelist(text, path, parse_weights=weighted is not False)
-    else:
-        records = parse_mtx(text, path, keep_values=weighted is True)
+    records = reader.parse(data if reader.binary else decode_text(data, path), path, weighted)
     records.weights = _choose_weights(records, weighted)
     return build_graph(
         records, path, keep_all_components=keep_all_components, name=name, fmt=fmt, gzipped=gzipped
@@ -269,8 +239,7 @@ def read_input(source, kind=None, **read_options):
 
 def _read_matrix(path, fmt, name):
     data, gzipped = read_bytes(path)
-    reader = matrix_from_npy if fmt == "npy" else matrix_from_csv
-    values, labels = reader(data, path)
+    values, labels = READERS[fmt].parse(data, path)
     return make_dissimilarity(values, labels, path, name=name, fmt=fmt, gzipped=gzipped)
 
 

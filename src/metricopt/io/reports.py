@@ -10,6 +10,28 @@ algorithm) back into arrays indexed by the graph's internal node ids, so that
 
 File formats
 ------------
+``report.json``
+    One JSON object whose top-level fields are :data:`REPORT_FIELDS`, in that order
+    (the names are stable; :func:`metricopt.pipeline.run` writes it):
+
+    ``metricopt_version``, ``versions`` (python, numpy, scipy, numba, highspy, click),
+    ``created`` (ISO 8601, UTC), ``command`` (argv, or null), ``graph`` {name, source,
+    n, m (null for a dissimilarity matrix), read_options, summary}, ``problem`` {kind,
+    structure, objective, n_variables, n_constraints (null for cycle families),
+    params}, ``method``, ``options``, ``auto_reason``, ``status``, ``status_name``,
+    ``success``, ``message``, ``lp_value``, ``lower_bound``, ``rounded_objective``,
+    ``approximation_ratio``, ``lp_approx_ratio``, ``scores`` (the rounded objective
+    and the bound in the problem's other units, e.g. ``modularity`` and
+    ``modularity_upper_bound``; null when it has none), ``gap``, ``max_violation``,
+    ``iterations``, ``solve_seconds``, ``compile_seconds`` (kernels compiled or loaded
+    before the solve clock started), ``total_seconds``, ``peak_memory_bytes``,
+    ``rounding`` {method, requested_method, n_tries, seed, n_clusters, per_method,
+    per_method_ratio, objective} (null without rounding), ``solver_extras``,
+    ``warnings``, ``files``.
+
+    The ratios are defined in :mod:`metricopt.pipeline`. :func:`read_report_json`
+    reads the file back; :mod:`metricopt.reporting` flattens many into a table, and
+    :func:`report_summary` is the ``--json`` output of a run.
 ``iterations.csv``
     One row per iteration: ``iteration, seconds, primal, dual, gap, max_violation,
     full_check, active_constraints``, then any extra keys a backend records, sorted by
@@ -24,27 +46,28 @@ File formats
     strings) and, unless the problem is dense (all pairs in packed order), ``pairs``.
 """
 
-import contextlib
 import csv
 import io
 import json
 import math
 import os
-import tempfile
-import threading
 from pathlib import Path
 
 import numpy as np
 
+from metricopt._atomic import atomic_write, current_umask
 from metricopt.exceptions import InputError
 
 __all__ = [
+    "REPORT_FIELDS",
+    "SUMMARY_OMIT",
     "ITERATION_COLUMNS",
     "atomic_write",
     "current_umask",
     "to_jsonable",
     "write_report_json",
     "read_report_json",
+    "report_summary",
     "write_iterations_csv",
     "write_clusters_csv",
     "write_cut_csv",
@@ -52,6 +75,19 @@ __all__ = [
     "read_clusters",
     "read_cut",
 ]
+
+#: Top-level fields of ``report.json``, in order (stable names).
+REPORT_FIELDS = (
+    "metricopt_version", "versions", "created", "command", "graph", "problem", "method",
+    "options", "auto_reason", "status", "status_name", "success", "message", "lp_value",
+    "lower_bound", "rounded_objective", "approximation_ratio", "lp_approx_ratio", "scores", "gap",
+    "max_violation", "iterations", "solve_seconds", "compile_seconds", "total_seconds",
+    "peak_memory_bytes",
+    "rounding", "solver_extras", "warnings", "files",
+)
+
+#: Report fields left out of :func:`report_summary` (the ``--json`` output of a run).
+SUMMARY_OMIT = ("versions", "command")
 
 #: Leading columns of ``iterations.csv``, in order.
 ITERATION_COLUMNS = (
@@ -71,52 +107,6 @@ _FALSE = {"0", "false", "no", "f", "n"}
 
 
 # ------------------------------------------------------------------ writing
-_UMASK_LOCK = threading.Lock()
-
-
-def current_umask():
-    """The process umask (read by setting and restoring it, under a lock)."""
-    with _UMASK_LOCK:
-        mask = os.umask(0o022)
-        os.umask(mask)
-    return mask
-
-
-@contextlib.contextmanager
-def atomic_write(path, mode="w"):
-    """Open a temporary file next to ``path``; on success rename it to ``path``.
-
-    The file gets the permissions an ordinary ``open`` would give it (``0666`` less the
-    process umask, so ``0644`` under the usual umask ``022``), not the ``0600`` of a
-    temporary file.
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-    mode : {"w", "wb"}, default="w"
-        Text mode writes UTF-8 with ``\\n`` line endings.
-
-    Yields
-    ------
-    file object
-    """
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        kwargs = {"encoding": "utf-8", "newline": ""} if "b" not in mode else {}
-        with os.fdopen(fd, mode, **kwargs) as fh:
-            yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
-            if hasattr(os, "fchmod"):
-                os.fchmod(fh.fileno(), 0o666 & ~current_umask())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
 def to_jsonable(value):
     """Convert ``value`` to plain JSON types.
 
@@ -163,6 +153,20 @@ def write_report_json(report, path):
     text = json.dumps(to_jsonable(report), indent=2, allow_nan=False)
     with atomic_write(path) as fh:
         fh.write(text + "\n")
+
+
+def report_summary(report):
+    """A run report without the fields in :data:`SUMMARY_OMIT`, as plain JSON types.
+
+    Parameters
+    ----------
+    report : dict
+
+    Returns
+    -------
+    dict
+    """
+    return to_jsonable({k: v for k, v in report.items() if k not in SUMMARY_OMIT})
 
 
 def read_report_json(path):

@@ -149,7 +149,7 @@ def write_checkpoint(path, *, backend, problem, digest, meta, arrays):
     int
         Bytes written.
     """
-    from ..io.reports import atomic_write
+    from .._atomic import atomic_write
 
     header = {"format": FORMAT, "version": VERSION, "backend": backend,
               "instance": _instance(problem, digest), "meta": _jsonable(meta)}

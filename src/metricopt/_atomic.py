@@ -1,0 +1,59 @@
+"""Atomic file writes: a temporary file next to the destination, renamed over it.
+
+A reader never sees a half-written file, and an interrupted write leaves none behind.
+Every writer of the package (run outputs, checkpoints, the dataset cache) goes through
+:func:`atomic_write`; the module imports nothing of the package, so any layer may use it.
+"""
+
+import contextlib
+import os
+import tempfile
+import threading
+from pathlib import Path
+
+__all__ = ["atomic_write", "current_umask"]
+
+_UMASK_LOCK = threading.Lock()
+
+
+def current_umask():
+    """The process umask (read by setting and restoring it, under a lock)."""
+    with _UMASK_LOCK:
+        mask = os.umask(0o022)
+        os.umask(mask)
+    return mask
+
+
+@contextlib.contextmanager
+def atomic_write(path, mode="w"):
+    """Open a temporary file next to ``path``; on success rename it to ``path``.
+
+    The file gets the permissions an ordinary ``open`` would give it (``0666`` less the
+    process umask, so ``0644`` under the usual umask ``022``), not the ``0600`` of a
+    temporary file.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+    mode : {"w", "wb"}, default="w"
+        Text mode writes UTF-8 with ``\\n`` line endings.
+
+    Yields
+    ------
+    file object
+    """
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        kwargs = {"encoding": "utf-8", "newline": ""} if "b" not in mode else {}
+        with os.fdopen(fd, mode, **kwargs) as fh:
+            yield fh
+            fh.flush()
+            os.fsync(fh.fileno())
+            if hasattr(os, "fchmod"):
+                os.fchmod(fh.fileno(), 0o666 & ~current_umask())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,350 @@
+"""``metricopt solve`` and ``metricopt bound``: read, build, solve, round, report, write.
+
+:func:`run` is also what batch runs call once per instance. Nothing here prints:
+progress goes to the ``callback`` and ``on_stage`` hooks.
+"""
+
+import contextlib
+import secrets
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..exceptions import InvalidParameterError
+from ..io._rundir import RunDirExistsError, claim_run_dir, existing_run_files, remove_run_files
+from ..io.reports import (
+    report_summary,
+    write_clusters_csv,
+    write_cut_csv,
+    write_iterations_csv,
+    write_report_json,
+    write_solution_npz,
+)
+from ..result import Status
+from ._report import _build_report
+
+__all__ = ["RunOutcome", "run", "check_run_arguments"]
+
+_ROUNDING_KEYS = ("method", "n_tries", "seed")
+
+
+@dataclass
+class RunOutcome:
+    """Everything one :func:`run` produced.
+
+    Attributes
+    ----------
+    report : dict
+        The run report (its fields: :mod:`metricopt.io.reports`).
+    data : Graph or Dissimilarity
+    problem : MetricProblem
+    result : SolveResult
+    rounding : Rounding or None
+        ``None`` for bounds only, metric nearness, or a solve without a solution.
+    out : pathlib.Path or None
+        The output directory, when one was given.
+    files : dict
+        Output kind -> path of each file written.
+    """
+
+    report: dict
+    data: object
+    problem: object
+    result: object
+    rounding: object = None
+    out: Path | None = None
+    files: dict = field(default_factory=dict)
+
+    @property
+    def summary(self):
+        """The report without the fields in :data:`~metricopt.io.reports.SUMMARY_OMIT`,
+        as plain JSON types (:func:`~metricopt.io.reports.report_summary`)."""
+        return report_summary(self.report)
+
+    @property
+    def interrupted(self):
+        """True when the solve was stopped by the user."""
+        return self.result.get("status") == Status.INTERRUPTED
+
+    def clusters_by_label(self):
+        """The rounded answer as ``{node label: cluster}`` (``sc``: 1 for the side S).
+
+        See :func:`metricopt.io.clusters_by_label`; raises for a run without rounding.
+        """
+        from ..io.exports import clusters_by_label
+
+        return clusters_by_label(self.problem, self._rounding())
+
+    def to_networkx(self, graph=None, attribute=None):
+        """A networkx graph with the rounded answer as a node attribute.
+
+        See :func:`metricopt.io.to_networkx` for ``graph`` and ``attribute``.
+        """
+        from ..io.exports import to_networkx
+
+        return to_networkx(self.problem, self._rounding(), graph=graph, attribute=attribute)
+
+    def _rounding(self):
+        if self.rounding is None:
+            raise InvalidParameterError("this run has no rounded answer (bounds only, metric "
+                                        "nearness, or no solution)")
+        return self.rounding
+
+
+def run(source, kind, *, method="auto", problem_params=None, solver_options=None,
+        rounding=None, out=None, read_options=None, callback=None, bound_only=False,
+        command=None, on_stage=None, force=False, export=None):
+    """Read, build, solve, round and report one instance.
+
+    Parameters
+    ----------
+    source : str, os.PathLike or object
+        A graph or matrix file, a bundled dataset name, or a graph object (anything
+        :func:`metricopt.io.read_input` reads for ``kind``).
+    kind : {"cc", "sc", "mn", "cd"}
+    method : str, default="auto"
+        A registered backend or ``"auto"``.
+    problem_params : dict or None
+        Passed to :func:`metricopt.problems.build_problem`.
+    solver_options : dict or None
+        Passed to :func:`metricopt.solve`; only the options given here reach the backend.
+    rounding : dict or None
+        Keys ``method`` (default ``"auto"``), ``n_tries`` (default 20) and ``seed``
+        (default: the solver's ``seed`` option, else fresh entropy that the report
+        records). With ``method="leiden"`` the answer is Leiden's clustering and the LP
+        roundings of ``"auto"`` run too, for comparison (``per_method`` in the report).
+    out : str or os.PathLike or None
+        Directory for ``report.json``, ``iterations.csv``, ``clusters.csv`` or
+        ``cut.csv``, and ``solution.npz``; created if needed. The run claims it (a lock
+        file, see :mod:`metricopt.io._rundir`): a directory another run is writing to
+        raises ``RunDirBusyError``, one that holds an earlier run's files
+        ``RunDirExistsError`` unless ``force``.
+    read_options : dict or None
+        Passed to :func:`metricopt.io.read_graph`.
+    callback : callable or None
+        Called with each iteration record, if the backend reports progress.
+    bound_only : bool, default=False
+        Stop after the solve: no rounding, no clustering file.
+    command : list of str or None
+        The command line, recorded in the report.
+    on_stage : callable or None
+        Called as ``on_stage(stage, info)`` with stage ``"read"`` (info: the data),
+        ``"build"`` (the problem), ``"solve"`` (a dict with ``method`` and
+        ``auto_reason``), ``"compile"`` (the backend's kernels are being compiled or
+        loaded, before the solve clock starts), ``"round"`` (the rounding options) and
+        ``"write"`` (the output directory).
+    force : bool, default=False
+        Replace the files of an earlier run in ``out`` (they are removed when the new
+        run writes its own, so a run that fails first leaves them in place).
+    export : str or os.PathLike or None
+        A ``.graphml`` or ``.gexf`` file (optionally ``.gz``) to write the pre-processed
+        graph to, with the cluster (``cc``, ``cd``) or the cut side (``sc``: ``in_cut``)
+        as a node attribute (:func:`metricopt.io.write_export`); recorded in the
+        report's ``files`` by its path. Not for bounds only or metric nearness.
+
+    Returns
+    -------
+    RunOutcome
+
+    Raises
+    ------
+    MetricOptError
+        Bad input, parameter or option, an unavailable backend, or too little memory.
+    """
+    from ..io import read_input
+    from ..problems import build_problem
+    from ..solvers import applicable_options, solve
+
+    start = time.perf_counter()
+    stage = on_stage or (lambda name, info: None)
+    solver_options = dict(solver_options or {})
+    callback = solver_options.pop("callback", callback)
+    round_opts = _rounding_options(rounding, solver_options)
+    check_run_arguments(kind, method, solver_options,
+                        None if bound_only else round_opts["method"])
+    _check_export(export, kind, bound_only)
+    read_options = dict(read_options or {})
+    out = _prepare_out(out)
+    with contextlib.ExitStack() as claimed:
+        if out is not None:
+            claimed.enter_context(claim_run_dir(out))
+            earlier = existing_run_files(out)
+            if earlier and not force:
+                raise RunDirExistsError(
+                    f"{out} holds the files of another run ({', '.join(earlier)}); use "
+                    f"--force (force=True) to replace them, or another directory")
+        caught = []
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                data = read_input(source, kind, **read_options)
+                stage("read", data)
+                problem = build_problem(kind, data, **dict(problem_params or {}))
+                stage("build", problem)
+                name, reason, solver = _resolve_method(method, problem, solver_options)
+                solver_options = applicable_options(solver, solver_options,
+                                                    chosen_by_auto=reason is not None)
+                stage("solve", {"method": name, "auto_reason": reason})
+                stage("compile", {"method": name})
+                accepts = "callback" in solver.default_options()
+                result = solve(problem, name, callback=callback if accepts else None,
+                               **solver_options)
+                if reason is not None:
+                    result["auto_reason"] = reason
+                rounded = None
+                if _should_round(kind, result, bound_only):
+                    stage("round", dict(round_opts))
+                    rounded = _round(problem, result.x, round_opts)
+        finally:
+            for w in caught:  # recorded for the report, then passed on to the caller
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
+
+        outcome = RunOutcome(report={}, data=data, problem=problem, result=result,
+                             rounding=rounded, out=out)
+        outcome.report = _build_report(outcome, source, read_options, solver, caught, command,
+                                       round_opts)
+        if out is not None:
+            stage("write", out)
+            remove_run_files(out)  # with force: no file of the earlier run stays
+            outcome.files = _write_outputs(outcome)
+            outcome.report["files"] = {k: p.name for k, p in outcome.files.items()}
+        if export is not None and rounded is not None:
+            from ..io.exports import write_export
+
+            stage("write", export)
+            outcome.files["export"] = write_export(export, problem, rounded)
+            outcome.report["files"]["export"] = str(export)
+        outcome.report["total_seconds"] = time.perf_counter() - start
+        if out is not None:
+            write_report_json(outcome.report, out / "report.json")
+        return outcome
+
+
+def check_run_arguments(kind, method, solver_options, round_method=None):
+    """Check a run's arguments before any input is read.
+
+    Parameters
+    ----------
+    kind : str
+    method : str
+        A registered backend or ``"auto"``.
+    solver_options : dict
+    round_method : str or None
+        The rounding method, or ``None`` when nothing is rounded.
+
+    Raises
+    ------
+    InvalidParameterError
+        An unknown problem kind or method, an option the explicitly chosen backend (or,
+        for ``auto``, every backend) does not accept, or a rounding method that does not
+        apply to ``kind``.
+    """
+    from ..problems import BUILDERS
+    from ..rounding import METHODS as ROUNDING_METHODS
+    from ..solvers import applicable_options, get_solver, solver_option_names
+
+    if kind not in BUILDERS:
+        raise InvalidParameterError(f"Unknown problem {kind!r}; choose one of: "
+                                    f"{', '.join(BUILDERS)}")
+    if method is None or (isinstance(method, str) and method.lower() == "auto"):
+        unknown = sorted(set(solver_options) - solver_option_names())
+        if unknown:
+            raise InvalidParameterError(f"Unknown option(s) for every method: "
+                                        f"{', '.join(unknown)}")
+    else:
+        applicable_options(get_solver(method), solver_options)
+    if round_method is not None and kind != "mn":
+        valid = ("auto", *ROUNDING_METHODS[kind])
+        if str(round_method).lower() not in valid:
+            raise InvalidParameterError(f"Rounding method {round_method!r} does not apply to "
+                                        f"{kind}; choose one of: {', '.join(valid)}")
+        if str(round_method).lower() == "leiden":
+            from ..rounding.leiden import require_leiden
+
+            require_leiden()
+
+
+def _check_export(export, kind, bound_only):
+    """An export file needs a rounded answer and a suffix that names its format."""
+    if export is None:
+        return
+    from ..io.exports import EXPORT_FORMATS, export_format
+
+    if bound_only or kind == "mn":
+        what = "a bound-only run" if bound_only else "metric nearness"
+        raise InvalidParameterError(f"export writes a clustering or cut; {what} has none")
+    if export_format(export) is None:
+        raise InvalidParameterError(
+            f"cannot tell the export format of {str(export)!r}: use a name ending in "
+            f"{' or '.join(EXPORT_FORMATS.values())} (optionally .gz)")
+
+
+def _rounding_options(rounding, solver_options):
+    opts = dict(rounding or {})
+    unknown = sorted(set(opts) - set(_ROUNDING_KEYS))
+    if unknown:
+        raise InvalidParameterError(
+            f"Unknown rounding option(s): {', '.join(unknown)}. Valid: {', '.join(_ROUNDING_KEYS)}"
+        )
+    opts.setdefault("method", "auto")
+    opts.setdefault("n_tries", 20)
+    if opts.get("seed") is None:
+        opts["seed"] = solver_options.get("seed")
+    if opts["seed"] is None:  # fresh, but recorded in the report (and fits an int64 column)
+        opts["seed"] = secrets.randbits(63)
+    return opts
+
+
+def _prepare_out(out):
+    if out is None:
+        return None
+    out = Path(out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise InvalidParameterError(
+            f"cannot create output directory {out}: {exc.strerror or exc}"
+        ) from None
+    return out
+
+
+def _resolve_method(method, problem, options):
+    from ..solvers import choose_method, get_solver
+
+    reason = None
+    if method is None or (isinstance(method, str) and method.lower() == "auto"):
+        method, reason = choose_method(problem, max_memory=options.get("max_memory"))
+    solver = get_solver(method)
+    return solver.name, reason, solver
+
+
+def _should_round(kind, result, bound_only):
+    if bound_only or kind == "mn" or result.get("x") is None:
+        return False
+    return result.get("status") != Status.INTERRUPTED
+
+
+def _round(problem, x, opts):
+    from ..rounding import round_solution
+
+    compare = "auto" if str(opts["method"]).lower() == "leiden" else None
+    return round_solution(problem, x, method=opts["method"], n_tries=opts["n_tries"],
+                          seed=opts["seed"], compare=compare)
+
+
+def _write_outputs(outcome):
+    out, problem, result, rounded = outcome.out, outcome.problem, outcome.result, outcome.rounding
+    files = {}
+    files["iterations"] = out / "iterations.csv"
+    write_iterations_csv(result.get("history", []), files["iterations"])
+    if rounded is not None and rounded.get("in_cut") is not None and problem.kind == "sc":
+        files["cut"] = out / "cut.csv"
+        write_cut_csv(problem.labels, rounded["in_cut"], files["cut"])
+    elif rounded is not None:
+        files["clusters"] = out / "clusters.csv"
+        write_clusters_csv(problem.labels, rounded["labels"], files["clusters"])
+    if result.get("x") is not None:
+        files["solution"] = out / "solution.npz"
+        write_solution_npz(problem, result["x"], files["solution"])
+    files["report"] = out / "report.json"
+    return files
