@@ -82,7 +82,9 @@ EXACT_QP_NODES = 20
 def choose_method(problem, *, max_memory=None):
     """Pick a backend for ``problem`` from its size and structure, and say why.
 
-    Rules, in order: small LPs (at most :data:`EXACT_ROW_LIMIT` constraint rows) and tiny
+    Rules, in order: a problem given by its rows (the open-wedge relaxation) goes to
+    ``highs``, which adds them all at once (every one of them is violated at the start of
+    ``highs-lazy``); small LPs (at most :data:`EXACT_ROW_LIMIT` constraint rows) and tiny
     QPs go to the exact ``highs`` backend when its memory estimate fits; MET(G) problems
     (cycle inequalities) go to ``project-forget``, whose memory is linear in the edges;
     unit-weight correlation clustering too large for dykstra's dense triangle duals goes
@@ -99,6 +101,11 @@ def choose_method(problem, *, max_memory=None):
     from .._memory import available_memory, format_bytes
 
     budget = available_memory() if max_memory is None else max_memory
+    if getattr(problem, "rows", None) is not None:
+        need = get_solver("highs").estimate_memory(problem)
+        return "highs", (f"the open-wedge relaxation: its {len(problem.rows):,} rows in one "
+                         f"HiGHS model, columns only for the pairs they touch (about "
+                         f"{format_bytes(need)})")
     ncons = problem.n_constraints
     small_qp = not problem.is_qp or problem.n <= EXACT_QP_NODES
     if ncons is not None and ncons <= EXACT_ROW_LIMIT and small_qp:

@@ -106,6 +106,8 @@ def estimate_memory(problem, *, lp_algorithm="auto", lazy=False):
     from . import _lp_matrix as lpm
 
     algorithm = _resolve_algorithm(problem, lp_algorithm, lazy=lazy)
+    if problem.rows is not None:
+        return _rows_bytes(problem, algorithm)
     size = lpm.model_size(problem)
     if lazy and _restricted_columns(problem) and algorithm != "qp":
         # columns only for the pairs rows touch; per pair: x, the targets, the column
@@ -142,6 +144,26 @@ def estimate_memory(problem, *, lp_algorithm="auto", lazy=False):
     block = 40 * min(size["rows"], lpm.DEFAULT_BLOCK_ROWS)
     return _model_bytes(algorithm, size["rows"], size["nonzeros"], size["cols"],
                         nullspace=nullspace) + block
+
+
+#: Bytes per pair of a dense problem given by its rows (the open-wedge LP), besides
+#: HiGHS's model: the weights and targets the builder holds, the column map, ``x`` and
+#: its copies in the certificate and the report.
+ROWS_BYTES_PER_PAIR = 64
+
+
+def _rows_bytes(problem, algorithm):
+    """Estimated peak bytes of a dense problem with explicit ``rows`` (one model with
+    every row; columns only for the pairs the rows touch).
+
+    Measured peak resident memory of the process (HiGHS 1.16, dual simplex, unit cc):
+    see :func:`estimate_memory`.
+    """
+    rows = np.asarray(problem.rows)
+    n_rows = int(rows.shape[0])
+    cols = int(np.unique(rows).size) if n_rows else 0
+    return (_model_bytes(algorithm, n_rows, 3 * n_rows, cols)
+            + ROWS_BYTES_PER_PAIR * problem.n_variables + 24 * n_rows)
 
 
 # ------------------------------------------------------------ option checks
@@ -491,6 +513,7 @@ class HighsSolver(Solver):
     description = "exact LP/QP with the full constraint matrix (HiGHS)"
     REQUIRED_MODULES = ("highspy",)
     exact = True
+    explicit_rows = True
 
     def estimate_memory(self, problem, lp_algorithm="auto"):
         """Estimated peak bytes (see :func:`metricopt.solvers.highs.estimate_memory`)."""
@@ -587,6 +610,10 @@ class HighsSolver(Solver):
         algorithm = _resolve_algorithm(problem, opts["lp_algorithm"], lazy=False)
         opts["tol"] = tol = _default_tol(opts["tol"], algorithm)
         need = estimate_memory(problem, lp_algorithm=opts["lp_algorithm"])
+        if problem.rows is not None:
+            check_memory(need, f"{_memory_text(problem, self.name)}: its {len(problem.rows):,} "
+                         f"rows", opts["max_memory"])
+            return _solve_rows(problem, opts, algorithm, start, deadline, need)
         size = lpm.model_size(problem)
         check_memory(need, f"{_memory_text(problem, self.name)}: the full model has {size['rows']:,} rows "
                      f"and {size['nonzeros']:,} nonzeros, which", opts["max_memory"])
@@ -664,6 +691,49 @@ class HighsSolver(Solver):
         )
 
 
+def _solve_rows(problem, opts, algorithm, start, deadline, need):
+    """``highs`` on a dense problem given by its rows (the open-wedge relaxation): one
+    model with every row and columns only for the pairs they touch; the other pairs sit
+    at their targets, where their terms are 0 (:class:`._polish.RestrictedModel`)."""
+    from . import _lp_matrix as lpm
+    from ._polish import RestrictedModel
+
+    tol = opts["tol"]
+    model = RestrictedModel(problem, opts, algorithm)
+    model.model.h.setOptionValue("presolve", "choose")
+    model.add_blocks([lpm.triangle_rows(problem.rows)])
+    build_seconds = time.perf_counter() - start
+    if opts["max_iter"] is not None:
+        for name in ("simplex", "ipm", "pdlp"):
+            model.model.h.setOptionValue(f"{name}_iteration_limit", int(opts["max_iter"]))
+    status, message, x, value = model.solve(deadline)
+    fun = problem.objective_value(x) if x is not None else math.nan
+    max_violation = problem.max_violation(x) if x is not None else math.nan
+    lower_bound, certificate = model.certified_bound()
+    gap = _certified_gap(problem, fun, lower_bound)
+    if status == Status.OPTIMAL:
+        missed = _acceptance(max_violation, gap, tol, opts["gap_tol"], fun, lower_bound,
+                             certificate.get("rounding", 0.0))
+        if missed:
+            status = Status.NUMERICAL
+            message = f"HiGHS reported an optimum, but {missed}. ({message})"
+    elif math.isfinite(lower_bound):
+        message += f" Certified lower bound {lower_bound:.10g} (relative gap {gap:.3g})."
+    rec = _record(1, start, fun, gap, max_violation, model.n_rows, model.n_rows,
+                  dual=lower_bound)
+    if opts["callback"] is not None:
+        opts["callback"](rec)
+    return dict(
+        x=x, fun=fun, lower_bound=lower_bound, status=status, message=message,
+        nit=model.model.iterations(), history=[rec], max_violation=max_violation,
+        n_rows=model.n_rows, n_cols=int(model.n_cols), n_nonzeros=model.n_nonzeros,
+        highs_seconds=model.model.solve_seconds, build_seconds=build_seconds,
+        lp_algorithm=algorithm, memory_estimate=need, highs_objective=value,
+        certified_gap=gap, certificate=certificate,
+        certificate_seconds=float(certificate.get("seconds", 0.0)),
+    )
+
+
 class HighsLazySolver(Solver):
     """HiGHS on a growing set of metric constraints (V §8.1.1).
 
@@ -691,6 +761,7 @@ class HighsLazySolver(Solver):
     description = "exact LP/QP adding violated metric constraints round by round (HiGHS)"
     REQUIRED_MODULES = ("highspy",)
     exact = True
+    explicit_rows = True
 
     def estimate_memory(self, problem, lp_algorithm="auto"):
         """Estimated bytes of the first rounds (see :func:`estimate_memory`)."""
@@ -957,7 +1028,9 @@ class _Separator:
         self.max_rows = max_rows
         self.keys = np.empty(0, dtype=np.uint64)
         self.pending = None
-        if problem.structure == "edges":
+        if problem.rows is not None:
+            self.in_model = np.zeros(len(problem.rows), dtype=bool)
+        elif problem.structure == "edges":
             self.in_model = np.zeros(lpm.edge_family_size(problem)[0], dtype=bool)
 
     def _keep(self, keys, viol):
@@ -974,6 +1047,16 @@ class _Separator:
         from . import _lp_matrix as lpm
 
         p = self.problem
+        if p.rows is not None:
+            r = p.rows
+            viol = x[r[:, 0]] - x[r[:, 1]] - x[r[:, 2]]
+            worst = max(float(viol.max()), 0.0) if viol.size else 0.0
+            fresh = np.flatnonzero((viol > self.tol) & ~self.in_model)
+            if self.max_rows is not None and fresh.size > self.max_rows:
+                fresh = np.sort(fresh[np.argpartition(-viol[fresh], self.max_rows - 1)
+                                      [: self.max_rows]])
+            self.pending = ("ids", fresh)
+            return [lpm.triangle_rows(r[fresh])], worst
         if p.structure == "dense":
             rows, viol, _ = violated_triangles(x, p.n, 0.0)
             worst = float(viol.max()) if viol.size else 0.0
