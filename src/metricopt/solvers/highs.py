@@ -101,13 +101,16 @@ def estimate_memory(problem, *, lp_algorithm="auto", lazy=False):
     rows) 599, football 576 bytes per row, about 40% of the simplex method's. The model
     gives 20.5 GB for the 14.4M-row cluster-deletion LP of Vassar85 (31M nonzeros),
     which was reported to peak near 18 GB: the estimate errs on the safe side by about
-    15%.
+    15%. A dense problem given by its rows (the open-wedge relaxation of cc) has its own
+    model, of the whole run's peak (:data:`ROWS_MODEL`), for both methods: ``highs-lazy``
+    adds at most every row.
     """
     from . import _lp_matrix as lpm
 
     algorithm = _resolve_algorithm(problem, lp_algorithm, lazy=lazy)
     if problem.rows is not None:
-        return _rows_bytes(problem, algorithm)
+        # highs-lazy adds at most every row too: the same bound
+        return _rows_bytes(problem)
     size = lpm.model_size(problem)
     if lazy and _restricted_columns(problem) and algorithm != "qp":
         # columns only for the pairs rows touch; per pair: x, the targets, the column
@@ -146,24 +149,25 @@ def estimate_memory(problem, *, lp_algorithm="auto", lazy=False):
                         nullspace=nullspace) + block
 
 
-#: Bytes per pair of a dense problem given by its rows (the open-wedge LP), besides
-#: HiGHS's model: the weights and targets the builder holds, the column map, ``x`` and
-#: its copies in the certificate and the report.
-ROWS_BYTES_PER_PAIR = 64
+#: Peak resident bytes of a whole run on a dense problem given by its rows (the
+#: open-wedge LP), modelled as ``base + per_pair * pairs + per_row * rows``: the
+#: process with its libraries, the dense vectors (weights, targets, ``x`` and its
+#: copies), and per row HiGHS's model and factorisation, the row list and its blocks.
+#: Fitted to ``metricopt.solve(..., method="highs")`` on unit cc (HiGHS 1.16, dual
+#: simplex, two threads), measured / modelled peak: ca-GrQc (8.6M pairs, 85k rows)
+#: 0.78 / 0.78 GB, ca-HepTh (37M, 214k) 2.40 / 2.40 GB, polblogs (0.75M, 1.04M rows)
+#: 2.09 / 2.08 GB, SmaGri (0.52M, 164k) 0.52 / 0.52 GB, Roget (0.49M, 30k) 0.29 /
+#: 0.29 GB. The columns (one per pair a row touches, at most the rows plus the edges)
+#: added nothing measurable.
+ROWS_MODEL = dict(base=205 * 2**20, per_pair=49.0, per_row=1800.0)
 
 
-def _rows_bytes(problem, algorithm):
+def _rows_bytes(problem):
     """Estimated peak bytes of a dense problem with explicit ``rows`` (one model with
-    every row; columns only for the pairs the rows touch).
-
-    Measured peak resident memory of the process (HiGHS 1.16, dual simplex, unit cc):
-    see :func:`estimate_memory`.
-    """
-    rows = np.asarray(problem.rows)
-    n_rows = int(rows.shape[0])
-    cols = int(np.unique(rows).size) if n_rows else 0
-    return (_model_bytes(algorithm, n_rows, 3 * n_rows, cols)
-            + ROWS_BYTES_PER_PAIR * problem.n_variables + 24 * n_rows)
+    every row; columns only for the pairs the rows touch; see :data:`ROWS_MODEL`)."""
+    coef = ROWS_MODEL
+    return int(coef["base"] + coef["per_pair"] * problem.n_variables
+               + coef["per_row"] * len(problem.rows))
 
 
 # ------------------------------------------------------------ option checks
@@ -898,6 +902,8 @@ class HighsLazySolver(Solver):
                 break
             nnz = sum(b.n_nonzeros for b in blocks)
             extra = _model_bytes(algorithm, added, nnz, 0) - MEMORY_MODEL[algorithm]["base"]
+            if problem.rows is not None:
+                extra = 0  # the estimate counts every one of the given rows already
             try:
                 if opts["max_memory"] is not None:
                     check_memory(used + extra, f"round {rounds + 1} ({model.n_rows + added:,} rows)",
@@ -1052,9 +1058,15 @@ class _Separator:
             viol = x[r[:, 0]] - x[r[:, 1]] - x[r[:, 2]]
             worst = max(float(viol.max()), 0.0) if viol.size else 0.0
             fresh = np.flatnonzero((viol > self.tol) & ~self.in_model)
+            # the most violated new row of each long side, as for the full family
+            order = np.lexsort((-viol[fresh], r[fresh, 0]))
+            fresh = fresh[order]
+            first = np.ones(fresh.size, dtype=bool)
+            first[1:] = r[fresh[1:], 0] != r[fresh[:-1], 0]
+            fresh = fresh[first]
             if self.max_rows is not None and fresh.size > self.max_rows:
-                fresh = np.sort(fresh[np.argpartition(-viol[fresh], self.max_rows - 1)
-                                      [: self.max_rows]])
+                fresh = fresh[np.argpartition(-viol[fresh], self.max_rows - 1)[: self.max_rows]]
+            fresh.sort()
             self.pending = ("ids", fresh)
             return [lpm.triangle_rows(r[fresh])], worst
         if p.structure == "dense":
