@@ -477,7 +477,10 @@ class HighsSolver(Solver):
     """The exact LP/QP optimum from HiGHS with every constraint row built up front.
 
     Dense problems get all ``3 * C(n, 3)`` triangle rows; cluster deletion its triangle
-    (three orientations) and open-wedge rows. A sparse problem (the cycle inequalities
+    (three orientations) and open-wedge rows. A dense problem given by its rows (the
+    open-wedge relaxation of correlation clustering, ``MetricProblem.rows``) gets those
+    rows and columns only for the pairs they touch (the other pairs sit at their targets,
+    as in ``highs-lazy``). A sparse problem (the cycle inequalities
     of MET(G)) is solved as the equivalent dense problem on K_n, where the pairs absent
     from the graph have weight 0: every point of MET(G) inside the bounds extends to a
     metric on K_n (the shortest-path metric, capped at the upper bound 1 for
@@ -753,8 +756,9 @@ class HighsLazySolver(Solver):
     terms are 0 (:class:`._polish.RestrictedModel`), so the first round is x = targets and
     unit-weight ``cc`` starts from its open wedges; the dense separation then visits only
     the wedges of the pairs below the bulk value of x (the support scan of
-    :mod:`metricopt.problems._triangles`). The loop stops when no constraint is violated by
-    more than ``tol``. Every round's value is the optimum of a relaxation, hence a
+    :mod:`metricopt.problems._triangles`). A problem given by its rows (the open-wedge
+    relaxation) is separated over those rows only, the most violated one per pair each
+    round. The loop stops when no constraint is violated by more than ``tol``. Every round's value is the optimum of a relaxation, hence a
     lower bound on the LP/QP optimum. For LPs ``lower_bound`` is certified instead: each
     round's row duals give a weak-duality bound on the *full* LP (the rows not yet added
     have multiplier 0; :meth:`_Model.certified_bound`), computed without trusting
