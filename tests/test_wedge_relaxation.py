@@ -189,10 +189,19 @@ def test_projection_backends_refuse(method):
         solve(p, method=method)
 
 
-def test_auto_picks_highs_and_says_why():
+def test_auto_picks_by_rows_per_pair_and_says_why():
     p = build_problem("cc", read_graph("lesmis"), weights="unit", relaxation="wedges")
     method, reason = choose_method(p)
     assert method == "highs" and "open-wedge" in reason
+    # K_{6,6}: every non-edge pair has 6 common neighbours, 2.7 rows per pair
+    edges = np.array([(i, j) for i in range(6) for j in range(6, 12)])
+    g = Graph(12, edges, np.arange(12).astype(str).astype(object))
+    p = build_problem("cc", g, weights="unit", relaxation="wedges")
+    method, reason = choose_method(p)
+    assert method == "highs-lazy" and "open-wedge" in reason
+    res = solve(p)
+    assert res.method == "highs-lazy" and res.status_name == "optimal"
+    assert res.fun == pytest.approx(_linprog_wedge_lp(g, "unit"), abs=1e-8)
 
 
 def test_memory_estimate_counts_rows_and_pairs():
