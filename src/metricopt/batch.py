@@ -40,7 +40,8 @@ Each parameter goes where the pipeline expects it: a parameter of the problem's 
 (method, n_tries, seed); ``format`` and ``keep_all_components`` to the graph reader;
 everything else (``tol``, ``gap_tol``, ``max_iter``, ``time_limit``, ``threads``,
 ``seed``, ``gamma``, ``lam``, ...) to the solver options, where an unknown name fails
-that job. A prefix forces the destination: ``problem.KEY``, ``solver.KEY``, ``round.KEY``, ``read.KEY``.
+that job. A prefix forces the destination: ``problem.KEY``, ``solver.KEY``,
+``round.KEY``, ``read.KEY``.
 """
 
 import concurrent.futures
