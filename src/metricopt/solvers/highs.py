@@ -618,8 +618,8 @@ class HighsSolver(Solver):
         opts["tol"] = tol = _default_tol(opts["tol"], algorithm)
         need = estimate_memory(problem, lp_algorithm=opts["lp_algorithm"])
         if problem.rows is not None:
-            check_memory(need, f"{_memory_text(problem, self.name)}: its {len(problem.rows):,} "
-                         f"rows", opts["max_memory"])
+            check_memory(need, f"{_memory_text(problem, self.name)}: the model of its "
+                         f"{len(problem.rows):,} rows", opts["max_memory"])
             return _solve_rows(problem, opts, algorithm, start, deadline, need)
         size = lpm.model_size(problem)
         check_memory(need, f"{_memory_text(problem, self.name)}: the full model has {size['rows']:,} rows "
