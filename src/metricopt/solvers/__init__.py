@@ -76,9 +76,9 @@ EXACT_ROW_LIMIT = 20_000
 
 #: The open-wedge relaxation goes to ``highs-lazy`` (the most violated row per pair each
 #: round) above this many rows per pair they touch, else to ``highs`` (all rows at once).
-#: Measured (benchmarks/README.md, bench_wedges.py), highs / highs-lazy seconds: ca-GrQc
-#: (1.1 rows per pair) 5.4 / 14.8, ca-HepTh (1.1) 14.9 / 26.7, polblogs (3.5) see the
-#: table.
+#: Measured in one run of benchmarks/bench_wedges.py (a loaded 2-core machine), highs /
+#: highs-lazy seconds: ca-GrQc (1.1 rows per pair) 5.4 / 14.8, ca-HepTh (1.1) 14.9 / 26.7,
+#: SmaGri (1.4) 2.3 / 2.9, Roget (1.1) 0.41 / 0.46, polblogs (3.5) 428 / 102.
 LAZY_ROWS_PER_PAIR = 2.0
 
 #: HiGHS's QP solver fails on the full metric-nearness QP from about n = 30 (it reports
