@@ -758,11 +758,12 @@ class HighsLazySolver(Solver):
     the wedges of the pairs below the bulk value of x (the support scan of
     :mod:`metricopt.problems._triangles`). A problem given by its rows (the open-wedge
     relaxation) is separated over those rows only, the most violated one per pair each
-    round. The loop stops when no constraint is violated by more than ``tol``. Every round's value is the optimum of a relaxation, hence a
-    lower bound on the LP/QP optimum. For LPs ``lower_bound`` is certified instead: each
-    round's row duals give a weak-duality bound on the *full* LP (the rows not yet added
-    have multiplier 0; :meth:`_Model.certified_bound`), computed without trusting
-    HiGHS's tolerances, and the best over the rounds is reported.
+    round. The loop stops when no constraint is violated by more than ``tol``. Every
+    round's value is the optimum of a relaxation, hence a lower bound on the LP/QP
+    optimum. For LPs ``lower_bound`` is certified instead: each round's row duals give a
+    weak-duality bound on the *full* LP (the rows not yet added have multiplier 0;
+    :meth:`_Model.certified_bound`), computed without trusting HiGHS's tolerances, and
+    the best over the rounds is reported.
     """ + _REFERENCES
 
     name = "highs-lazy"
