@@ -257,3 +257,16 @@ def test_memory_estimate_within_20_percent_of_peak(tmp_path):
     rec = json.loads(out.stdout.strip().splitlines()[-1])
     assert rec["status"] == "optimal"
     assert 0.8 * rec["peak"] <= rec["est"] <= 1.2 * rec["peak"]
+
+
+@pytest.mark.parametrize("method", ["highs", "highs-lazy", "auto"])
+def test_no_open_wedge_gives_zero(method):
+    """Two disjoint triangles have no open wedge: the wedge LP is 0 at x = targets."""
+    g = Graph(6, np.array([(0, 1), (1, 2), (0, 2), (3, 4), (4, 5), (3, 5)]),
+              np.arange(6).astype(str).astype(object))
+    p = build_problem("cc", g, weights="unit", relaxation="wedges")
+    assert p.rows.shape == (0, 3)
+    res = solve(p, method=method)
+    assert res.status_name == "optimal"
+    assert res.fun == 0.0 and res.lower_bound == 0.0
+    assert np.array_equal(res.x, p.target)
