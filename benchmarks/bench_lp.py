@@ -31,8 +31,9 @@ available (``highs``: the full model; ``highs-lazy``: its first rounds).
 Cases (``--cases``, comma-separated ``KIND:GRAPH[:GAP[:VIOLATION[:LIMIT]]]``; the
 optional fields override the flags for that case): ``cc`` correlation clustering with
 Jaccard weights, ``cc-unit`` with unit weights, ``sc`` sparsest cut, ``cd`` cluster
-deletion, ``mn`` metric nearness with p = 1. GRAPH is ``DATA_DIR/GRAPH.txt`` when that
-file exists (``--data-dir``, default ``$METRICOPT_DATA`` or ``../shared/data`` next to
+deletion, ``mn`` metric nearness with p = 1, ``cc-wedges`` the open-wedge relaxation of
+unit cc (``benchmarks/bench_wedges.py`` sets it beside the full LP). GRAPH is
+``DATA_DIR/GRAPH.txt`` when that file exists (``--data-dir``, default ``$METRICOPT_DATA`` or ``../shared/data`` next to
 the repository), else a bundled dataset (karate, lesmis, dolphins, football). Default
 cases: Jaccard cc on lesmis, polbooks, football, jazz, USAir97, netscience; unit cc on
 jazz, polblogs; sc on jazz, USAir97; cd on jazz, Vassar85. ``--scale`` runs the large
@@ -92,6 +93,7 @@ SCALE_CASES = "cc:ca-GrQc:1e-3:1e-3:600,cc:power:1e-3:1e-3:600,cc:ca-HepTh:1e-2:
 KINDS = {
     "cc": ("cc", {"weights": "jaccard"}, "cc Jaccard"),
     "cc-unit": ("cc", {"weights": "unit"}, "cc unit"),
+    "cc-wedges": ("cc", {"weights": "unit", "relaxation": "wedges"}, "cc unit, open-wedge LP"),
     "sc": ("sc", {}, "sc"),
     "cd": ("cd", {}, "cd"),
     "mn": ("mn", {"p": 1}, "mn p=1"),
@@ -186,6 +188,8 @@ def run_one(kind, graph, method, gap, violation, limit, threads, data_dir):
         message=str(res.get("message", ""))[:200],
         peak_rss_self=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
     )
+    if "memory_estimate" not in rec and rec["backend"] in HIGHS_BACKENDS:
+        rec["memory_estimate"] = get_solver(rec["backend"]).estimate_memory(problem)
     return rec
 
 

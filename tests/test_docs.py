@@ -77,6 +77,8 @@ def _variants(tmp_path):
     karate = read_graph("karate")
     return [
         ("cc", "graph (Jaccard or unit weights)", build_problem("cc", karate)),
+        ("cc", "graph, `--relaxation wedges`", build_problem("cc", karate, weights="unit",
+                                                             relaxation="wedges")),
         ("cc", "signed edge list", build_problem("cc", read_graph(signed))),
         ("sc", "graph", build_problem("sc", karate)),
         ("mn", "matrix or graph, p = 1", build_problem("mn", karate, p=1, source="jaccard")),

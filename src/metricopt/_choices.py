@@ -7,7 +7,7 @@ implementations keeps ``metricopt --help`` and ``metricopt solvers`` free of num
 pandas and scipy imports.
 """
 
-__all__ = ["PROBLEM_KINDS", "STRUCTURES", "FORMATS", "WEIGHT_MODES", "MN_SOURCES",
+__all__ = ["PROBLEM_KINDS", "STRUCTURES", "FORMATS", "WEIGHT_MODES", "RELAXATIONS", "MN_SOURCES",
            "ROUNDING_METHODS", "ROUNDING_AUTO", "DELTA_RANGE", "EPSILON_MIN"]
 
 PROBLEM_KINDS = {
@@ -29,6 +29,14 @@ FORMATS = ("edgelist", "mtx", "gml", "pajek", "mat", "npy", "matrix-csv")
 
 #: Pair weights of correlation clustering.
 WEIGHT_MODES = ("auto", "jaccard", "unit", "signed", "lambda", "lambda-degree", "modularity")
+
+#: Constraint sets of the correlation-clustering LP: every triangle inequality, or only
+#: those of the graph's open wedges (Veldt 2022's STC+ LP; cc with 0/1 targets
+#: ``1 - adjacency``, i.e. unit or lambda weights).
+RELAXATIONS = {
+    "full": "every triangle inequality (the cc LP)",
+    "wedges": "open-wedge relaxation: x_ij <= x_ik + x_jk only where ik, jk are edges and ij is not",
+}
 
 #: Where metric nearness takes its dissimilarities from.
 MN_SOURCES = ("auto", "matrix", "weighted", "jaccard")

@@ -35,12 +35,13 @@ any other column
 Values are parsed like the CLI's ``--option KEY=VALUE``: JSON numbers, ``true``,
 ``false`` and ``null`` become numbers, booleans and None, anything else stays a string.
 Each parameter goes where the pipeline expects it: a parameter of the problem's builder
-(``weights``, ``delta``, ``epsilon``, ``p``, ``source``) to ``problem_params``;
-``round``, ``round_tries``, ``round_seed`` to the rounding options (method, n_tries,
-seed); ``format`` and ``keep_all_components`` to the graph reader; everything else
-(``tol``, ``gap_tol``, ``max_iter``, ``time_limit``, ``threads``, ``seed``, ``gamma``,
-``lam``, ...) to the solver options, where an unknown name fails that job. A prefix
-forces the destination: ``problem.KEY``, ``solver.KEY``, ``round.KEY``, ``read.KEY``.
+(``weights``, ``delta``, ``epsilon``, ``resolution``, ``relaxation``, ``p``, ``source``) to
+``problem_params``; ``round``, ``round_tries``, ``round_seed`` to the rounding options
+(method, n_tries, seed); ``format`` and ``keep_all_components`` to the graph reader;
+everything else (``tol``, ``gap_tol``, ``max_iter``, ``time_limit``, ``threads``,
+``seed``, ``gamma``, ``lam``, ...) to the solver options, where an unknown name fails
+that job. A prefix forces the destination: ``problem.KEY``, ``solver.KEY``,
+``round.KEY``, ``read.KEY``.
 """
 
 import concurrent.futures

@@ -17,6 +17,7 @@ from .._choices import (
     EPSILON_MIN,
     FORMATS,
     PROBLEM_KINDS,
+    RELAXATIONS,
     ROUNDING_METHODS,
     WEIGHT_MODES,
 )
@@ -64,7 +65,8 @@ KINDS = ProblemKind()
 
 #: CLI parameter name -> problem-builder parameter name.
 _PROBLEM_PARAMS = {"weights": "weights", "delta": "delta", "epsilon": "epsilon",
-                   "resolution": "resolution", "p": "p", "source": "source"}
+                   "resolution": "resolution", "relaxation": "relaxation", "p": "p",
+                   "source": "source"}
 #: Weight modes of cc that take --resolution, and whether they need it.
 _RESOLUTION_MODES = {"lambda": True, "lambda-degree": True, "modularity": False}
 #: CLI parameter name -> solver option name (common to backends that accept them).
@@ -168,8 +170,8 @@ def _apply(fn, options):
 
 
 def problem_options(fn):
-    """``--weights --delta --epsilon --resolution --p --source``: parameters of the
-    relaxation."""
+    """``--weights --delta --epsilon --resolution --relaxation --p --source``: parameters
+    of the relaxation."""
     return _apply(fn, [
         click.option("--weights", type=click.Choice(WEIGHT_MODES), default=None,
                      help="cc: pair weights: jaccard (default for unsigned graphs), unit "
@@ -187,6 +189,11 @@ def problem_options(fn):
                      help="cc: resolution R of --weights lambda (in (0, 1), required) and "
                           "lambda-degree (> 0, required), or gamma of --weights modularity "
                           "(> 0).  [default for modularity: 1]"),
+        click.option("--relaxation", type=click.Choice(list(RELAXATIONS)), default=None,
+                     help="cc: full (every triangle inequality) or wedges (only those of "
+                          "the open wedges, Veldt's STC+ LP; --weights unit or lambda): a "
+                          "weaker but cheaper LP, its certified bound still below every "
+                          "clustering; the report says which.  [default: full]"),
         click.option("--p", "p", type=click.Choice(["1", "2"]), default=None,
                      help="mn: exponent of the objective sum w|x - d|^p.  [default: 2]"),
         click.option("--source", type=click.Choice(SOURCES), default=None,

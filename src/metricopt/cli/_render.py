@@ -132,7 +132,9 @@ class RunProgress:
         elif name == "build":
             cons = info.n_constraints
             cons = "cycle inequalities (separated lazily)" if cons is None else f"{cons} constraints"
-            line = (f"Built {info.kind} relaxation ({info.structure}, {info.objective}): "
+            what = ("open-wedge relaxation" if info.params.get("relaxation") == "wedges"
+                    else "relaxation")
+            line = (f"Built {info.kind} {what} ({info.structure}, {info.objective}): "
                     f"{info.n_variables} variables, {cons}")
         elif name == "solve":
             why = f" (auto: {info['auto_reason']})" if info.get("auto_reason") else ""
@@ -219,13 +221,21 @@ def _per_method_text(rnd):
     return "; ".join(parts)
 
 
+def _relaxation_text(problem):
+    """``"; open-wedge relaxation ..."`` for the wedge LP, else ``""``."""
+    if (problem.get("params") or {}).get("relaxation") != "wedges":
+        return ""
+    return ("; open-wedge relaxation (STC+ LP): its LP value and lower bound are of that "
+            "LP, below the full LP's")
+
+
 def run_summary(report):
     """Summary table of a ``solve`` or ``bound`` run."""
     graph, problem, rnd = report["graph"], report["problem"], report.get("rounding")
     rows = [
         ("graph", f"{graph['name']}: n={graph['n']}" + (f", m={graph['m']}" if graph.get("m") is not None else "")),
         ("problem", f"{problem['kind']} ({problem['structure']}, {problem['objective']}), "
-                    f"{problem['n_variables']} variables"),
+                    f"{problem['n_variables']} variables" + _relaxation_text(problem)),
         ("method", report["method"] + (f"  (auto: {report['auto_reason']})" if report.get("auto_reason") else "")),
         ("status", f"{report['status_name']}: {report['message']}"),
         ("LP value", _num(report.get("lp_value"), ".10g") + _below_bound_text(report)),
@@ -291,7 +301,10 @@ def graph_info(info):
             problems.add_row(prob["kind"], "-", "-", "-", Text(prob["error"]))
             continue
         cons = prob["n_constraints"]
-        problems.add_row(prob["kind"], prob["structure"], prob["objective"],
+        structure = prob["structure"]
+        if (prob.get("params") or {}).get("relaxation") == "wedges":
+            structure += ", open wedges"
+        problems.add_row(prob["kind"], structure, prob["objective"],
                          str(prob["n_variables"]), "cycle family" if cons is None else str(cons))
         for row in prob["backends"]:
             mem = "-" if row["memory_bytes"] is None else format_bytes(row["memory_bytes"])

@@ -25,7 +25,9 @@ class MetricProblem:
 
     ``"dense"``
         Variables are all pairs ``i < j`` in packed order (see ``problems._pairs``);
-        constraints are the ``3 * C(n, 3)`` triangle inequalities (never stored).
+        constraints are the ``3 * C(n, 3)`` triangle inequalities (never stored), or,
+        when ``rows`` is given, only the inequalities ``x_a <= x_b + x_c`` of its rows
+        ``(a, b, c)`` (a relaxation: the open-wedge LP of correlation clustering).
     ``"sparse"``
         Variables are the graph's pairs ``pairs[v] = (i, j)``; constraints are the cycle
         inequalities of MET(G): ``x_e <= sum of x over the rest of any cycle through e``
@@ -54,6 +56,10 @@ class MetricProblem:
         Node pairs of the variables (``None`` for dense problems: implicit packed order).
     triangles : ndarray of shape (t, 3) or None
     wedges : ndarray of shape (w, 2) or None
+    rows : ndarray of shape (r, 3) or None
+        Dense problems only: packed pair indices ``(a, b, c)`` of the inequalities
+        ``x_a <= x_b + x_c`` that replace the full triangle family (``None``: all of
+        them). Only backends that declare ``explicit_rows`` solve such a problem.
     graph : Graph or None
         The graph the problem was built from (rounding and reports use it).
     params : dict
@@ -82,6 +88,7 @@ class MetricProblem:
     pairs: np.ndarray | None = None
     triangles: np.ndarray | None = None
     wedges: np.ndarray | None = None
+    rows: np.ndarray | None = None
     graph: object = None
     params: dict = field(default_factory=dict)
     name: str = "problem"
@@ -111,7 +118,13 @@ class MetricProblem:
         """
         n = self.n
         fams = []
-        if self.structure == "dense":
+        if self.structure == "dense" and self.rows is not None:
+            fams.append(
+                dict(name="open wedge", count=int(len(self.rows)),
+                     description="x_ij <= x_ik + x_jk for every open wedge i-k-j (ik, jk "
+                                 "edges, ij not); the other triangle inequalities are dropped")
+            )
+        elif self.structure == "dense":
             fams.append(
                 dict(name="triangle", count=3 * (n * (n - 1) * (n - 2) // 6),
                      description="x_ij <= x_ik + x_kj for all i, j, k")
@@ -198,7 +211,8 @@ class MetricProblem:
     def max_violation(self, x):
         """Largest violation of any constraint (metric, sum and bounds) by ``x``.
 
-        Triangle families are scanned in O(n^3) time without storing them; cycle
+        Triangle families are scanned in O(n^3) time without storing them (explicit
+        ``rows`` in O(len(rows))); cycle
         inequalities are checked exactly by shortest paths.
         """
         from ._cycles import max_cycle_violation
@@ -206,7 +220,11 @@ class MetricProblem:
 
         x = np.asarray(x, dtype=np.float64)
         worst = self.bound_violation(x)
-        if self.structure == "dense":
+        if self.structure == "dense" and self.rows is not None:
+            if len(self.rows):
+                r = self.rows
+                worst = max(worst, float(np.max(x[r[:, 0]] - x[r[:, 1]] - x[r[:, 2]])))
+        elif self.structure == "dense":
             worst = max(worst, max_triangle_violation(x, self.n))
         elif self.structure == "sparse":
             worst = max(worst, max_cycle_violation(x, self.n, self.pairs))

@@ -3,7 +3,7 @@
 import numba
 import numpy as np
 
-__all__ = ["triangles_and_wedges"]
+__all__ = ["triangles_and_wedges", "open_wedge_count", "open_wedge_rows"]
 
 
 @numba.njit(cache=True)
@@ -57,6 +57,26 @@ def triangles_and_wedges(graph):
     wedges : ndarray of shape (w, 2), int64
         Edge indices ``(e_ik, e_jk)`` of each path i-k-j whose ends are not adjacent.
     """
+    indptr, nbrs, eids = _adjacency(graph)
+    empty3 = np.empty((0, 3), dtype=np.int64)
+    empty2 = np.empty((0, 2), dtype=np.int64)
+    nt, nw = _enumerate(indptr, nbrs, eids, graph.n, False, empty3, empty2)
+    tri = np.empty((nt, 3), dtype=np.int64)
+    wed = np.empty((nw, 2), dtype=np.int64)
+    _enumerate(indptr, nbrs, eids, graph.n, True, tri, wed)
+    return tri, wed
+
+
+def open_wedge_count(graph):
+    """Number of open wedges of ``graph`` (counted without storing them)."""
+    indptr, nbrs, eids = _adjacency(graph)
+    empty3 = np.empty((0, 3), dtype=np.int64)
+    empty2 = np.empty((0, 2), dtype=np.int64)
+    return int(_enumerate(indptr, nbrs, eids, graph.n, False, empty3, empty2)[1])
+
+
+def _adjacency(graph):
+    """Sorted CSR adjacency ``(indptr, neighbours, edge ids)`` of ``graph``."""
     n, m = graph.n, graph.m
     u, v = graph.edges[:, 0], graph.edges[:, 1]
     src = np.concatenate([u, v])
@@ -68,10 +88,45 @@ def triangles_and_wedges(graph):
     np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
     nbrs = np.ascontiguousarray(dst, dtype=np.int64)
     eids = np.ascontiguousarray(eid, dtype=np.int64)
-    empty3 = np.empty((0, 3), dtype=np.int64)
-    empty2 = np.empty((0, 2), dtype=np.int64)
-    nt, nw = _enumerate(indptr, nbrs, eids, n, False, empty3, empty2)
-    tri = np.empty((nt, 3), dtype=np.int64)
-    wed = np.empty((nw, 2), dtype=np.int64)
-    _enumerate(indptr, nbrs, eids, n, True, tri, wed)
-    return tri, wed
+    return indptr, nbrs, eids
+
+
+def open_wedge_rows(graph):
+    """The triangle inequalities of the open wedges of ``graph``, in packed pair indices.
+
+    For every path ``i - k - j`` whose ends are not adjacent, the row ``(a, b, c)``
+    stands for ``x_a <= x_b + x_c`` with ``a = {i, j}`` (the non-edge) and ``b = {i, k}``,
+    ``c = {j, k}`` (the edges). These are the constraints of the STC+ LP [1]_, and exactly
+    the triangle inequalities that ``x = 1 - adjacency`` violates.
+
+    Parameters
+    ----------
+    graph : Graph
+
+    Returns
+    -------
+    ndarray of shape (w, 3), int64
+        One row per open wedge, in the order of :func:`triangles_and_wedges`.
+
+    References
+    ----------
+    .. [1] Veldt, N. (2022). Correlation clustering via strong triadic closure labeling:
+           fast approximation algorithms and practical lower bounds. ICML 2022, PMLR 162,
+           22060-22083.
+    """
+    from ._pairs import pair_index
+
+    _, wed = triangles_and_wedges(graph)
+    u, v = graph.edges[:, 0], graph.edges[:, 1]
+    e1, e2 = wed[:, 0], wed[:, 1]
+    u1, v1, u2, v2 = u[e1], v[e1], u[e2], v[e2]
+    # the centre is the endpoint the two edges share; the ends are the others
+    centre = np.where((u1 == u2) | (u1 == v2), u1, v1)
+    end1 = np.where(u1 == centre, v1, u1)
+    end2 = np.where(u2 == centre, v2, u2)
+    n = graph.n
+    rows = np.empty((wed.shape[0], 3), dtype=np.int64)
+    rows[:, 0] = pair_index(end1, end2, n)
+    rows[:, 1] = pair_index(u1, v1, n)
+    rows[:, 2] = pair_index(u2, v2, n)
+    return rows

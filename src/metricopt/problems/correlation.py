@@ -2,8 +2,9 @@
 
 import numpy as np
 
-from .._choices import WEIGHT_MODES
+from .._choices import RELAXATIONS, WEIGHT_MODES
 from .._memory import check_memory
+from ..exceptions import InvalidParameterError
 from ._base import MetricProblem
 from ._checks import check_choice, check_graph, check_real
 from ._pairs import n_pairs, pair_index
@@ -15,8 +16,13 @@ __all__ = ["correlation_clustering"]
 _CALLER = "correlation_clustering"
 
 
+#: Weight modes whose targets are ``d = 1 - adjacency`` (edges toward together, every
+#: non-edge toward apart): the ones the open-wedge relaxation is defined for.
+WEDGE_WEIGHTS = ("unit", "lambda")
+
+
 def correlation_clustering(graph, *, weights="auto", delta=0.05, epsilon=0.01, resolution=None,
-                           max_memory=None):
+                           relaxation="full", max_memory=None):
     """Build the correlation-clustering LP relaxation of a graph.
 
     ``min sum_ij w_ij |x_ij - d_ij|`` subject to ``x`` being a (semi)metric with
@@ -44,8 +50,17 @@ def correlation_clustering(graph, *, weights="auto", delta=0.05, epsilon=0.01, r
         ``R`` of ``"lambda"`` (required, in (0, 1)) and ``"lambda-degree"`` (required,
         > 0); ``gamma`` of ``"modularity"`` (> 0, default 1). Not accepted by the other
         modes.
+    relaxation : {"full", "wedges"}, default="full"
+        ``"full"``: every triangle inequality (the LP above). ``"wedges"``: only the
+        inequality ``x_ij <= x_ik + x_jk`` of each open wedge ``i - k - j`` (``ik``, ``jk``
+        edges, ``ij`` not), the STC+ LP of Veldt [3]_; weights ``"unit"`` and
+        ``"lambda"`` only (targets ``1 - adjacency``, so these are exactly the triangle
+        inequalities the all-targets point violates). It keeps a subset of the rows, so
+        its optimum is a lower bound on the full LP's and on every clustering; the
+        problem's ``params`` record it (``relaxation="wedges"``) and reports say so.
     max_memory : int or None
-        Bytes allowed for the dense weight vectors (default: what the machine has).
+        Bytes allowed for the dense weight vectors and the wedge rows (default: what
+        the machine has).
 
     Returns
     -------
@@ -62,6 +77,9 @@ def correlation_clustering(graph, *, weights="auto", delta=0.05, epsilon=0.01, r
     .. [2] Veldt, N., Gleich, D. F., & Wirth, A. (2018). A correlation clustering
            framework for community detection. WWW 2018, 439-448.
            https://doi.org/10.1145/3178876.3186110
+    .. [3] Veldt, N. (2022). Correlation clustering via strong triadic closure labeling:
+           fast approximation algorithms and practical lower bounds. ICML 2022, PMLR 162,
+           22060-22083.
     """
     check_graph(graph, _CALLER)
     check_choice(weights, "weights", _CALLER, WEIGHT_MODES)
@@ -72,6 +90,13 @@ def correlation_clustering(graph, *, weights="auto", delta=0.05, epsilon=0.01, r
     if mode == "auto":
         mode = "signed" if graph.is_signed else "jaccard"
     resolution = check_resolution(mode, resolution, _CALLER)
+    check_choice(relaxation, "relaxation", _CALLER, tuple(RELAXATIONS))
+    wedges = relaxation == "wedges"
+    if wedges and mode not in WEDGE_WEIGHTS:
+        raise InvalidParameterError(
+            f"relaxation='wedges' (the open-wedge LP) needs weights "
+            f"{' or '.join(map(repr, WEDGE_WEIGHTS))}, whose targets are 1 - adjacency; "
+            f"got weights={mode!r}")
     params = dict(weights=mode)
     if mode == "signed":
         if graph.weights is None:
@@ -85,7 +110,13 @@ def correlation_clustering(graph, *, weights="auto", delta=0.05, epsilon=0.01, r
         )
 
     npairs = n_pairs(graph.n)
-    check_memory(3 * 8 * npairs, f"correlation clustering with {mode} weights on {graph.n} nodes "
+    need = 3 * 8 * npairs
+    if wedges:
+        from ._wedges import open_wedge_count, open_wedge_rows
+
+        # the wedge rows (3 int64 each) and their enumeration (2 int64 each)
+        need += 40 * open_wedge_count(graph)
+    check_memory(need, f"correlation clustering with {mode} weights on {graph.n} nodes "
                  f"({npairs} pair variables)", max_memory)
     units = {}
     if mode == "jaccard":
@@ -98,10 +129,14 @@ def correlation_clustering(graph, *, weights="auto", delta=0.05, epsilon=0.01, r
         w = np.ones(npairs)
         d = np.ones(npairs)
         d[pair_index(graph.edges[:, 0], graph.edges[:, 1], graph.n)] = 0.0
+    rows = None
+    if wedges:
+        rows = open_wedge_rows(graph)
+        params.update(relaxation="wedges")
     return MetricProblem(
         kind="cc", n=graph.n, labels=graph.labels, structure="dense", objective="l1",
-        weights=w, target=d, lower=0.0, upper=1.0, graph=graph, params=params, name=graph.name,
-        units=units,
+        weights=w, target=d, lower=0.0, upper=1.0, rows=rows, graph=graph, params=params,
+        name=graph.name, units=units,
     )
 
 

@@ -74,6 +74,13 @@ def available_solvers():
 #: (18k rows) both take well under 0.1 s and the exact LP needs no compiled kernels.
 EXACT_ROW_LIMIT = 20_000
 
+#: The open-wedge relaxation goes to ``highs-lazy`` (the most violated row per pair each
+#: round) above this many rows per pair they touch, else to ``highs`` (all rows at once).
+#: Measured in one run of benchmarks/bench_wedges.py (a loaded 2-core machine), highs /
+#: highs-lazy seconds: ca-GrQc (1.1 rows per pair) 5.4 / 14.8, ca-HepTh (1.1) 14.9 / 26.7,
+#: SmaGri (1.4) 2.3 / 2.9, Roget (1.1) 0.41 / 0.46, polblogs (3.5) 428 / 102.
+LAZY_ROWS_PER_PAIR = 2.0
+
 #: HiGHS's QP solver fails on the full metric-nearness QP from about n = 30 (it reports
 #: non-convexity), so ``auto`` only hands it QPs below this size.
 EXACT_QP_NODES = 20
@@ -82,7 +89,9 @@ EXACT_QP_NODES = 20
 def choose_method(problem, *, max_memory=None):
     """Pick a backend for ``problem`` from its size and structure, and say why.
 
-    Rules, in order: small LPs (at most :data:`EXACT_ROW_LIMIT` constraint rows) and tiny
+    Rules, in order: a problem given by its rows (the open-wedge relaxation) goes to
+    ``highs``, which adds them all at once, unless they number more than
+    :data:`LAZY_ROWS_PER_PAIR` per pair they touch (then ``highs-lazy``); small LPs (at most :data:`EXACT_ROW_LIMIT` constraint rows) and tiny
     QPs go to the exact ``highs`` backend when its memory estimate fits; MET(G) problems
     (cycle inequalities) go to ``project-forget``, whose memory is linear in the edges;
     unit-weight correlation clustering too large for dykstra's dense triangle duals goes
@@ -99,6 +108,16 @@ def choose_method(problem, *, max_memory=None):
     from .._memory import available_memory, format_bytes
 
     budget = available_memory() if max_memory is None else max_memory
+    if getattr(problem, "rows", None) is not None:
+        need = get_solver("highs").estimate_memory(problem)
+        n_rows = len(problem.rows)
+        touched = int(np.unique(problem.rows).size) if n_rows else 0
+        if n_rows > LAZY_ROWS_PER_PAIR * touched:
+            return "highs-lazy", (
+                f"the open-wedge relaxation: {n_rows:,} rows on {touched:,} pairs, so the most "
+                f"violated row per pair each round (about {format_bytes(need)} at most)")
+        return "highs", (f"the open-wedge relaxation: its {n_rows:,} rows on {touched:,} pairs "
+                         f"in one HiGHS model (about {format_bytes(need)})")
     ncons = problem.n_constraints
     small_qp = not problem.is_qp or problem.n <= EXACT_QP_NODES
     if ncons is not None and ncons <= EXACT_ROW_LIMIT and small_qp:

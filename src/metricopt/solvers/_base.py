@@ -28,6 +28,10 @@ class Solver:
         Problem structures handled ("dense", "sparse", "edges").
     objectives : tuple of str
         Objective forms handled ("linear", "l1", "l2").
+    explicit_rows : bool
+        True when the backend solves a dense problem whose constraints are a given list
+        of rows (``MetricProblem.rows``, the open-wedge relaxation) rather than the full
+        triangle family.
     """
 
     name = None
@@ -36,6 +40,7 @@ class Solver:
     exact = False
     structures = ("dense", "sparse", "edges")
     objectives = ("linear", "l1", "l2")
+    explicit_rows = False
 
     def is_available(self):
         """True when every required module is installed.
@@ -54,6 +59,10 @@ class Solver:
             return False, f"{self.name} does not handle {problem.structure} problems"
         if problem.objective not in self.objectives:
             return False, f"{self.name} does not handle {problem.objective} objectives"
+        if getattr(problem, "rows", None) is not None and not self.explicit_rows:
+            return False, (f"{self.name} solves the full triangle family only; the open-wedge "
+                           f"relaxation (a given list of rows) needs method 'highs' or "
+                           f"'highs-lazy'")
         return True, ""
 
     def estimate_memory(self, problem):

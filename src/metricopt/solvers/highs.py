@@ -101,11 +101,16 @@ def estimate_memory(problem, *, lp_algorithm="auto", lazy=False):
     rows) 599, football 576 bytes per row, about 40% of the simplex method's. The model
     gives 20.5 GB for the 14.4M-row cluster-deletion LP of Vassar85 (31M nonzeros),
     which was reported to peak near 18 GB: the estimate errs on the safe side by about
-    15%.
+    15%. A dense problem given by its rows (the open-wedge relaxation of cc) has its own
+    model, of the whole run's peak (:data:`ROWS_MODEL`), for both methods: ``highs-lazy``
+    adds at most every row.
     """
     from . import _lp_matrix as lpm
 
     algorithm = _resolve_algorithm(problem, lp_algorithm, lazy=lazy)
+    if problem.rows is not None:
+        # highs-lazy adds at most every row too: the same bound
+        return _rows_bytes(problem)
     size = lpm.model_size(problem)
     if lazy and _restricted_columns(problem) and algorithm != "qp":
         # columns only for the pairs rows touch; per pair: x, the targets, the column
@@ -142,6 +147,27 @@ def estimate_memory(problem, *, lp_algorithm="auto", lazy=False):
     block = 40 * min(size["rows"], lpm.DEFAULT_BLOCK_ROWS)
     return _model_bytes(algorithm, size["rows"], size["nonzeros"], size["cols"],
                         nullspace=nullspace) + block
+
+
+#: Peak resident bytes of a whole run on a dense problem given by its rows (the
+#: open-wedge LP), modelled as ``base + per_pair * pairs + per_row * rows``: the
+#: process with its libraries, the dense vectors (weights, targets, ``x`` and its
+#: copies), and per row HiGHS's model and factorisation, the row list and its blocks.
+#: Fitted to ``metricopt.solve(..., method="highs")`` on unit cc (HiGHS 1.16, dual
+#: simplex, two threads), measured / modelled peak: ca-GrQc (8.6M pairs, 85k rows)
+#: 0.78 / 0.78 GB, ca-HepTh (37M, 214k) 2.40 / 2.40 GB, polblogs (0.75M, 1.04M rows)
+#: 2.09 / 2.08 GB, SmaGri (0.52M, 164k) 0.52 / 0.52 GB, Roget (0.49M, 30k) 0.29 /
+#: 0.29 GB. The columns (one per pair a row touches, at most the rows plus the edges)
+#: added nothing measurable.
+ROWS_MODEL = dict(base=205 * 2**20, per_pair=49.0, per_row=1800.0)
+
+
+def _rows_bytes(problem):
+    """Estimated peak bytes of a dense problem with explicit ``rows`` (one model with
+    every row; columns only for the pairs the rows touch; see :data:`ROWS_MODEL`)."""
+    coef = ROWS_MODEL
+    return int(coef["base"] + coef["per_pair"] * problem.n_variables
+               + coef["per_row"] * len(problem.rows))
 
 
 # ------------------------------------------------------------ option checks
@@ -451,7 +477,10 @@ class HighsSolver(Solver):
     """The exact LP/QP optimum from HiGHS with every constraint row built up front.
 
     Dense problems get all ``3 * C(n, 3)`` triangle rows; cluster deletion its triangle
-    (three orientations) and open-wedge rows. A sparse problem (the cycle inequalities
+    (three orientations) and open-wedge rows. A dense problem given by its rows (the
+    open-wedge relaxation of correlation clustering, ``MetricProblem.rows``) gets those
+    rows and columns only for the pairs they touch (the other pairs sit at their targets,
+    as in ``highs-lazy``). A sparse problem (the cycle inequalities
     of MET(G)) is solved as the equivalent dense problem on K_n, where the pairs absent
     from the graph have weight 0: every point of MET(G) inside the bounds extends to a
     metric on K_n (the shortest-path metric, capped at the upper bound 1 for
@@ -491,6 +520,7 @@ class HighsSolver(Solver):
     description = "exact LP/QP with the full constraint matrix (HiGHS)"
     REQUIRED_MODULES = ("highspy",)
     exact = True
+    explicit_rows = True
 
     def estimate_memory(self, problem, lp_algorithm="auto"):
         """Estimated peak bytes (see :func:`metricopt.solvers.highs.estimate_memory`)."""
@@ -587,6 +617,10 @@ class HighsSolver(Solver):
         algorithm = _resolve_algorithm(problem, opts["lp_algorithm"], lazy=False)
         opts["tol"] = tol = _default_tol(opts["tol"], algorithm)
         need = estimate_memory(problem, lp_algorithm=opts["lp_algorithm"])
+        if problem.rows is not None:
+            check_memory(need, f"{_memory_text(problem, self.name)}: the model of its "
+                         f"{len(problem.rows):,} rows", opts["max_memory"])
+            return _solve_rows(problem, opts, algorithm, start, deadline, need)
         size = lpm.model_size(problem)
         check_memory(need, f"{_memory_text(problem, self.name)}: the full model has {size['rows']:,} rows "
                      f"and {size['nonzeros']:,} nonzeros, which", opts["max_memory"])
@@ -664,6 +698,49 @@ class HighsSolver(Solver):
         )
 
 
+def _solve_rows(problem, opts, algorithm, start, deadline, need):
+    """``highs`` on a dense problem given by its rows (the open-wedge relaxation): one
+    model with every row and columns only for the pairs they touch; the other pairs sit
+    at their targets, where their terms are 0 (:class:`._polish.RestrictedModel`)."""
+    from . import _lp_matrix as lpm
+    from ._polish import RestrictedModel
+
+    tol = opts["tol"]
+    model = RestrictedModel(problem, opts, algorithm)
+    model.model.h.setOptionValue("presolve", "choose")
+    model.add_blocks([lpm.triangle_rows(problem.rows)])
+    build_seconds = time.perf_counter() - start
+    if opts["max_iter"] is not None:
+        for name in ("simplex", "ipm", "pdlp"):
+            model.model.h.setOptionValue(f"{name}_iteration_limit", int(opts["max_iter"]))
+    status, message, x, value = model.solve(deadline)
+    fun = problem.objective_value(x) if x is not None else math.nan
+    max_violation = problem.max_violation(x) if x is not None else math.nan
+    lower_bound, certificate = model.certified_bound()
+    gap = _certified_gap(problem, fun, lower_bound)
+    if status == Status.OPTIMAL:
+        missed = _acceptance(max_violation, gap, tol, opts["gap_tol"], fun, lower_bound,
+                             certificate.get("rounding", 0.0))
+        if missed:
+            status = Status.NUMERICAL
+            message = f"HiGHS reported an optimum, but {missed}. ({message})"
+    elif math.isfinite(lower_bound):
+        message += f" Certified lower bound {lower_bound:.10g} (relative gap {gap:.3g})."
+    rec = _record(1, start, fun, gap, max_violation, model.n_rows, model.n_rows,
+                  dual=lower_bound)
+    if opts["callback"] is not None:
+        opts["callback"](rec)
+    return dict(
+        x=x, fun=fun, lower_bound=lower_bound, status=status, message=message,
+        nit=model.model.iterations(), history=[rec], max_violation=max_violation,
+        n_rows=model.n_rows, n_cols=int(model.n_cols), n_nonzeros=model.n_nonzeros,
+        highs_seconds=model.model.solve_seconds, build_seconds=build_seconds,
+        lp_algorithm=algorithm, memory_estimate=need, highs_objective=value,
+        certified_gap=gap, certificate=certificate,
+        certificate_seconds=float(certificate.get("seconds", 0.0)),
+    )
+
+
 class HighsLazySolver(Solver):
     """HiGHS on a growing set of metric constraints (V §8.1.1).
 
@@ -679,18 +756,21 @@ class HighsLazySolver(Solver):
     terms are 0 (:class:`._polish.RestrictedModel`), so the first round is x = targets and
     unit-weight ``cc`` starts from its open wedges; the dense separation then visits only
     the wedges of the pairs below the bulk value of x (the support scan of
-    :mod:`metricopt.problems._triangles`). The loop stops when no constraint is violated by
-    more than ``tol``. Every round's value is the optimum of a relaxation, hence a
-    lower bound on the LP/QP optimum. For LPs ``lower_bound`` is certified instead: each
-    round's row duals give a weak-duality bound on the *full* LP (the rows not yet added
-    have multiplier 0; :meth:`_Model.certified_bound`), computed without trusting
-    HiGHS's tolerances, and the best over the rounds is reported.
+    :mod:`metricopt.problems._triangles`). A problem given by its rows (the open-wedge
+    relaxation) is separated over those rows only, the most violated one per pair each
+    round. The loop stops when no constraint is violated by more than ``tol``. Every
+    round's value is the optimum of a relaxation, hence a lower bound on the LP/QP
+    optimum. For LPs ``lower_bound`` is certified instead: each round's row duals give a
+    weak-duality bound on the *full* LP (the rows not yet added have multiplier 0;
+    :meth:`_Model.certified_bound`), computed without trusting HiGHS's tolerances, and
+    the best over the rounds is reported.
     """ + _REFERENCES
 
     name = "highs-lazy"
     description = "exact LP/QP adding violated metric constraints round by round (HiGHS)"
     REQUIRED_MODULES = ("highspy",)
     exact = True
+    explicit_rows = True
 
     def estimate_memory(self, problem, lp_algorithm="auto"):
         """Estimated bytes of the first rounds (see :func:`estimate_memory`)."""
@@ -827,6 +907,8 @@ class HighsLazySolver(Solver):
                 break
             nnz = sum(b.n_nonzeros for b in blocks)
             extra = _model_bytes(algorithm, added, nnz, 0) - MEMORY_MODEL[algorithm]["base"]
+            if problem.rows is not None:
+                extra = 0  # the estimate counts every one of the given rows already
             try:
                 if opts["max_memory"] is not None:
                     check_memory(used + extra, f"round {rounds + 1} ({model.n_rows + added:,} rows)",
@@ -957,7 +1039,9 @@ class _Separator:
         self.max_rows = max_rows
         self.keys = np.empty(0, dtype=np.uint64)
         self.pending = None
-        if problem.structure == "edges":
+        if problem.rows is not None:
+            self.in_model = np.zeros(len(problem.rows), dtype=bool)
+        elif problem.structure == "edges":
             self.in_model = np.zeros(lpm.edge_family_size(problem)[0], dtype=bool)
 
     def _keep(self, keys, viol):
@@ -974,6 +1058,22 @@ class _Separator:
         from . import _lp_matrix as lpm
 
         p = self.problem
+        if p.rows is not None:
+            r = p.rows
+            viol = x[r[:, 0]] - x[r[:, 1]] - x[r[:, 2]]
+            worst = max(float(viol.max()), 0.0) if viol.size else 0.0
+            fresh = np.flatnonzero((viol > self.tol) & ~self.in_model)
+            # the most violated new row of each long side, as for the full family
+            order = np.lexsort((-viol[fresh], r[fresh, 0]))
+            fresh = fresh[order]
+            first = np.ones(fresh.size, dtype=bool)
+            first[1:] = r[fresh[1:], 0] != r[fresh[:-1], 0]
+            fresh = fresh[first]
+            if self.max_rows is not None and fresh.size > self.max_rows:
+                fresh = fresh[np.argpartition(-viol[fresh], self.max_rows - 1)[: self.max_rows]]
+            fresh.sort()
+            self.pending = ("ids", fresh)
+            return [lpm.triangle_rows(r[fresh])], worst
         if p.structure == "dense":
             rows, viol, _ = violated_triangles(x, p.n, 0.0)
             worst = float(viol.max()) if viol.size else 0.0
