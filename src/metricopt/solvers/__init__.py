@@ -32,6 +32,7 @@ SOLVER_SPECS = {
     "highs-lazy": ("metricopt.solvers.highs", "HighsLazySolver"),
     "dykstra": ("metricopt.solvers.dykstra", "DykstraSolver"),
     "project-forget": ("metricopt.solvers.project_forget", "ProjectForgetSolver"),
+    "lighttouch": ("metricopt.solvers.lighttouch", "LightTouchSolver"),
 }
 
 _INSTANCES = {}
