@@ -212,13 +212,13 @@ def lt_steps(y, acc, last, logp, cdf, mu, perm, st, ct, rng, gbuf, hbuf, mark, t
     3. ``k_f`` stochastic gradients of ``f`` (a uniform block, scaled by the number of
        blocks) and ``k_g`` constraint subgradients ``gamma grad max(0, g_i)``,
        ``i ~ p`` (FullTouch: one, of the most violated group, all groups checked);
-    4. the step on the touched entries, projected on the box (and the sum row, by the
-       shift); the running sums of the average are brought up to date lazily;
-    5. ``p``: ``k_p`` groups ``S`` uniform without replacement (a partial Fisher-Yates
+    4. ``p``: ``k_p`` groups ``S`` uniform without replacement (a partial Fisher-Yates
        shuffle of ``perm``), the centred estimate
        ``gamma mu + (gamma m / k_p) sum_{j in S} e_j (max(0, g_j) - mu_j)``, the cache
        ``mu_j`` refreshed on ``S``, and the multiplicative step
-       ``log p += eta_p estimate`` (normalised; O(groups) arithmetic, LT §5.1).
+       ``log p += eta_p estimate`` (normalised; O(groups) arithmetic, LT §5.1);
+    5. the step on the touched entries, projected on the box (and the sum row, by the
+       shift); the running sums of the average are brought up to date lazily.
 
     All arrays are updated in place; ``gbuf``, ``hbuf`` and ``mark`` (length of ``y``)
     must be zero on entry and are zero on return; ``touched`` holds at least
@@ -311,27 +311,7 @@ def lt_steps(y, acc, last, logp, cdf, mu, perm, st, ct, rng, gbuf, hbuf, mark, t
         for q in range(nh):
             hmean += hbuf[touched[q]] ** 2
         vgs = (gsq - kg * hmean) / (kg - 1) if not full else 0.0
-        # --- 4. the step, projected; the average's running sums first
-        moved = 0.0
-        for q in range(nh):
-            v = touched[q]
-            acc[v] += y[v] * (t - last[v])
-            last[v] = t
-            step = eta * (gbuf[v] + hbuf[v])
-            gbuf[v] = 0.0
-            hbuf[v] = 0.0
-            mark[v] = 0
-            nv = y[v] - step
-            if not has_sum:
-                if nv < lo:
-                    nv = lo
-                elif nv > hi:
-                    nv = hi
-            moved += y[v] - nv
-            y[v] = nv
-        if has_sum:
-            st[0] = shift + moved / nvar
-        # --- 5. the distribution p (LightTouch only)
+        # --- 4. the distribution p (LightTouch only), at the same iterate
         vps = 0.0
         if not full:
             for j in range(kp):
@@ -365,6 +345,26 @@ def lt_steps(y, acc, last, logp, cdf, mu, perm, st, ct, rng, gbuf, hbuf, mark, t
                     logp[g] = -700.0
                 run += math.exp(logp[g])
                 cdf[g] = run
+        # --- 5. the step, projected; the average's running sums first
+        moved = 0.0
+        for q in range(nh):
+            v = touched[q]
+            acc[v] += y[v] * (t - last[v])
+            last[v] = t
+            step = eta * (gbuf[v] + hbuf[v])
+            gbuf[v] = 0.0
+            hbuf[v] = 0.0
+            mark[v] = 0
+            nv = y[v] - step
+            if not has_sum:
+                if nv < lo:
+                    nv = lo
+                elif nv > hi:
+                    nv = hi
+            moved += y[v] - nv
+            y[v] = nv
+        if has_sum:
+            st[0] = shift + moved / nvar
         # --- variance averages (weights nu^age, LT §6.1)
         st[2] = vfs + nu * st[2]
         st[3] = 1.0 + nu * st[3]

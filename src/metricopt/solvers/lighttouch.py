@@ -528,7 +528,7 @@ def solve_lighttouch(problem, *, tol=1e-6, gap_tol=1e-4, max_iter=100, time_limi
                 if not np.all(np.isfinite(s["y"])):
                     loop.stop(Status.NUMERICAL, "non-finite iterate")
                     break
-                full_check = it % check_every == 0 or it == max_iter
+                full_check = it % check_every == 0
                 x_avg = _average(inst, s)
                 if full_check:
                     viol = float(problem.max_violation(x_avg))
