@@ -131,7 +131,7 @@ def test_steps_average_caches_and_distribution(karate, kind):
         K.group_violations(s["y"], s["st"][K.ST["shift"]], inst.structure, inst.n, inst.base,
                            inst.prow, inst.pcol, inst.tri, inst.wed, inst.gsz, inst.nmem,
                            inst.ngroups, viol)
-        K.lt_steps(*_steps_args(inst, s, work), 1)
+        K.lt_steps(*_steps_args(inst, s, work), 1, np.inf)
         kp = int(s["ct"][K.CT["kp"]])
         checked = s["perm"][:kp]
         np.testing.assert_allclose(s["mu"][checked], np.maximum(viol[checked], 0.0),
@@ -152,10 +152,10 @@ def test_fulltouch_checks_every_group_each_step(karate):
     p = build_problem("cc", karate)
     inst = _Instance(p, None)
     s = _state(inst, p, seed=0)
-    K.lt_steps(*_steps_args(inst, s, _work(inst), full=True), 3)
+    K.lt_steps(*_steps_args(inst, s, _work(inst), full=True), 3, np.inf)
     assert s["ct"][K.CT["checks"]] == 3 * inst.total_checks
     s = _state(inst, p, seed=0)
-    K.lt_steps(*_steps_args(inst, s, _work(inst)), 3)
+    K.lt_steps(*_steps_args(inst, s, _work(inst)), 3, np.inf)
     assert 0 < s["ct"][K.CT["checks"]] < inst.total_checks  # the light touch
 
 

@@ -196,8 +196,9 @@ def _add(buf, mark, touched, nt, v, val):
 def lt_steps(y, acc, last, logp, cdf, mu, perm, st, ct, rng, gbuf, hbuf, mark, touched, sel,
              structure, n, base, prow, pcol, tri, wed, gsz, nmem, ngroups, vsz,
              objective, coef, target, wts, lo, hi, has_sum, gamma, eta_w, eta_p, t0,
-             strong, full, kmax, nu, cost_f, cost_g, nsteps):
-    """Run ``nsteps`` iterations of practical LightTouch (LT Alg. 4) or FullTouch
+             strong, full, kmax, nu, cost_f, cost_g, nsteps, max_work):
+    """Run ``nsteps`` iterations, or fewer once their work (constraint checks plus the
+    O(groups) arithmetic and the objective terms) reaches ``max_work``, of practical LightTouch (LT Alg. 4) or FullTouch
     (LT Alg. 1, ``full``) on ``min f(x) + gamma max(0, max_G g_G(x))`` over the box
     ``[lo, hi]`` (and ``sum(x) = n`` when ``has_sum``).
 
@@ -229,7 +230,13 @@ def lt_steps(y, acc, last, logp, cdf, mu, perm, st, ct, rng, gbuf, hbuf, mark, t
     nvar = y.shape[0]
     nblocks = (nvar + vsz - 1) // vsz
     kf = 2
+    work = 0.0
+    done = 0
     for _ in range(nsteps):
+        if work >= max_work:
+            break
+        done += 1
+        checks0 = ct[1]
         ct[0] += 1
         t = ct[0]
         shift = st[0]
@@ -365,6 +372,7 @@ def lt_steps(y, acc, last, logp, cdf, mu, perm, st, ct, rng, gbuf, hbuf, mark, t
             y[v] = nv
         if has_sum:
             st[0] = shift + moved / nvar
+        work += (ct[1] - checks0) + 2.0 * vsz + (0 if full else ngroups)
         # --- variance averages (weights nu^age, LT §6.1)
         st[2] = vfs + nu * st[2]
         st[3] = 1.0 + nu * st[3]
@@ -372,6 +380,7 @@ def lt_steps(y, acc, last, logp, cdf, mu, perm, st, ct, rng, gbuf, hbuf, mark, t
         st[5] = 1.0 + nu * st[5]
         st[6] = vps + nu * st[6]
         st[7] = 1.0 + nu * st[7]
+    return done
 
 
 @numba.njit(cache=True)

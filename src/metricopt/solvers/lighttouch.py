@@ -82,8 +82,9 @@ STALL_RATIO = 0.5
 MAX_BATCH = 256
 #: Weight of the previous variance estimates (LT §6.1 used 0.999).
 VARIANCE_DECAY = 0.999
-#: Work (arithmetic operations plus constraint checks) of one recorded round.
-ROUND_WORK = 2e7
+#: Work of one recorded round (constraint checks, plus ``groups`` per LightTouch
+#: iteration for the update of ``p``, plus the objective terms sampled).
+ROUND_WORK = 1e7
 #: The polish starts from inequalities whose value at the average is at least this
 #: fraction of the variables' scale below tight.
 ACTIVE_SLACK = 0.05
@@ -409,8 +410,9 @@ def solve_lighttouch(problem, *, tol=1e-6, gap_tol=1e-4, max_iter=100, time_limi
         ``"light"``: LightTouch (LT Alg. 4); ``"full"``: FullTouch (LT Alg. 1), every
         group checked at every step, for comparison.
     steps : int or None
-        Iterations per round. Default: about ``2e7`` operations per round
-        (:data:`ROUND_WORK`), counted, not timed.
+        Iterations per round. Default: as many as take :data:`ROUND_WORK` units of work
+        (constraint checks, the O(groups) arithmetic of ``p`` and the objective terms),
+        counted, not timed; a FullTouch round is then at least one iteration.
     check_every : int, default=5
         Rounds between full O(n^3) violation checks of the average.
     finish : {"project", "none"}, default="project"
@@ -483,14 +485,13 @@ def solve_lighttouch(problem, *, tol=1e-6, gap_tol=1e-4, max_iter=100, time_limi
                  max_memory=max_memory)
     penalty, eta_w, eta_p, t0 = _defaults(inst, penalty, eta_w, eta_p)
     full = touch == "full"
-    if steps is None:
-        work = (inst.total_checks + inst.ngroups if full else
-                inst.ngroups + 4 * inst.cost_g + 2 * inst.vsz)
-        steps = int(min(max(round(ROUND_WORK / max(work, 1)), 1), 10 ** 6))
+    # a round: ``steps`` iterations, or by default ROUND_WORK of counted work
+    max_steps, max_work = (int(steps), np.inf) if steps is not None else (2 ** 62, ROUND_WORK)
     kmax = int(min(MAX_BATCH, inst.ngroups))
     s = _state(inst, problem, seed)
     options = dict(penalty=penalty, eta_w=eta_w, eta_p=eta_p, group_size=inst.gsz,
-                   touch=touch, steps=int(steps), seed=0 if seed is None else int(seed),
+                   touch=touch, steps=None if steps is None else int(steps),
+                   seed=0 if seed is None else int(seed),
                    penalty_growth=float(penalty_growth), check_every=int(check_every))
     counters = dict(kind=problem.kind, n=problem.n, iteration=0, seconds=0.0,
                     penalty_now=penalty, previous_violation=None)
@@ -524,7 +525,7 @@ def solve_lighttouch(problem, *, tol=1e-6, gap_tol=1e-4, max_iter=100, time_limi
                            inst.vsz, inst.objective, inst.coef, inst.target, inst.wts,
                            inst.lo, inst.hi, inst.has_sum, pen, eta_w, eta_p * penalty / pen, t0,
                            inst.strong, full, kmax, VARIANCE_DECAY, float(inst.vsz),
-                           inst.cost_g, int(steps))
+                           inst.cost_g, max_steps, max_work)
                 if not np.all(np.isfinite(s["y"])):
                     loop.stop(Status.NUMERICAL, "non-finite iterate")
                     break
