@@ -168,9 +168,9 @@ class _Instance:
         return np.clip(np.zeros(self.nvar), self.lo, self.hi)
 
     def memory(self):
-        """Bytes of the stochastic phase: 5 float64 / int64 arrays and a byte per
-        variable, the pair index arrays, 4 arrays per group."""
-        per_var = 8 * 6 + 1 + (16 if self.dense else 0)
+        """Bytes of the stochastic phase: 8 float64 / int64 arrays and a byte per
+        variable, the pair index arrays (dense), 4 arrays per group."""
+        per_var = 8 * 8 + 1 + (16 if self.dense else 0)
         return int(per_var * self.nvar + 32 * self.ngroups + 8 * (self.n + 1))
 
 
@@ -283,7 +283,8 @@ def _finish(problem, inst, x_avg, lp_stage, *, penalty, tol, gap_tol, deadline, 
     out["finish_stage"].append("dykstra")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        res = get_solver("dykstra").run(problem, tol=tol, gap_tol=gap_tol, time_limit=left,
+        res = get_solver("dykstra").run(problem, tol=tol, gap_tol=gap_tol,
+                                        time_limit=None if left is None else round(left, 3),
                                         threads=threads, max_memory=max_memory, polish=polish)
     if res.get("lower_bound") is not None:
         lp_stage.offer_bound(res["lower_bound"], res.get("bound_details", {}), "dykstra")
@@ -376,49 +377,52 @@ def solve_lighttouch(problem, *, tol=1e-6, gap_tol=1e-4, max_iter=100, time_limi
         Accepted for interface compatibility (the library does not print).
     checkpoint : str or None
         Path of a checkpoint of the stochastic phase (iterate, running sums of the
-        average, distribution, cached violations, variance estimates, RNG state; about
-        57 bytes per variable), written every ``checkpoint_every`` seconds, at the end of
+        average, distribution, cached violations, variance estimates, RNG state; 24 bytes
+        per variable and 32 per group), written every ``checkpoint_every`` seconds, at the end of
         the phase and on ``KeyboardInterrupt``.
     checkpoint_every : float, default=60.0
         Seconds between two checkpoints (the clock decides only when one is written).
     resume : str or None
         Path of a checkpoint to continue from (same problem and options).
     penalty : float or None
-        The penalty ``gamma`` of LT eq. 3 on the largest group violation. Default: a
-        quarter of the objective's scale (:data:`PENALTY_FRACTION`; the sum of the
-        absolute weights or costs, times the targets' scale for ``p = 2``). LT Lemma 1
+        The penalty ``gamma`` of LT eq. 3 on the largest group violation; default (None):
+        a quarter of the objective's scale, the sum of the absolute weights or costs
+        (times the targets' scale for ``p = 2``; :data:`PENALTY_FRACTION`). LT Lemma 1
         makes the penalty exact for ``gamma > L_f / rho``, with ``rho`` the smallest
         subgradient norm of the largest violation on the feasible set's boundary, tiny
         where many inequalities are tight: in practice it must exceed the sum of the LP
         multipliers.
     eta_w : float or None
-        Step size of the iterate: ``eta_w / sqrt(1 + t / t0)`` at iteration ``t``, or
-        ``eta_w / (1 + t / t0)`` for the strongly convex ``mn`` with ``p = 2``; ``t0`` is
-        the number of objective blocks. Default: a sampled entry first moves about 5% of
-        the variables' scale; for ``p = 2``, ``1 / (lambda t0)`` with ``lambda`` twice the
-        smallest weight (MidTouch's ``1 / (lambda t)``).
+        Step size of the iterate, ``eta_w / sqrt(1 + t / t0)`` at iteration ``t``
+        (``eta_w / (1 + t / t0)`` for the strongly convex ``mn`` with ``p = 2``), ``t0``
+        the number of objective blocks; default (None): a sampled entry first moves
+        about 5% of the variables' scale, and for ``p = 2`` ``1 / (lambda t0)`` with
+        ``lambda`` twice the smallest weight (MidTouch's ``1 / (lambda t)``).
     eta_p : float or None
-        Step size of the multiplicative update of the group distribution ``p``.
-        Default ``4 / (groups * penalty * scale)``.
+        Step size of the multiplicative update of the group distribution ``p``; default
+        (None): ``4 / (groups * penalty * scale)``, ``scale`` the largest target (1 for
+        ``cd``, ``n / N`` for ``sc``).
     group_size : int or None
-        Pairs per constraint group (dense problems: a group holds the ``n - 2``
-        triangle inequalities with each of its pairs as the long side) or explicit rows
-        per group (``cd``). Default ``round(sqrt(n / 8))`` pairs, which balances the
-        O(groups) arithmetic of an iteration against its checks (LT §5.1); ``cd``: as
-        many groups as edges.
+        Pairs per constraint group (a group holds the ``n - 2`` triangle inequalities
+        with each of its pairs as the long side), or explicit rows per group for ``cd``;
+        default (None): ``round(sqrt(n / 8))`` pairs, which balances the O(groups)
+        arithmetic of an iteration against its checks (LT §5.1), and for ``cd`` as many
+        groups as edges.
     touch : {"light", "full"}, default="light"
         ``"light"``: LightTouch (LT Alg. 4); ``"full"``: FullTouch (LT Alg. 1), every
         group checked at every step, for comparison.
     steps : int or None
-        Iterations per round. Default: as many as take :data:`ROUND_WORK` units of work
-        (constraint checks, the O(groups) arithmetic of ``p`` and the objective terms),
-        counted, not timed; a FullTouch round is then at least one iteration.
+        Iterations per round; default (None): as many as take :data:`ROUND_WORK` (1e7)
+        units of work (constraint checks, the O(groups) arithmetic of ``p`` and the
+        objective terms), counted, not timed; a FullTouch round is then at least one
+        iteration.
     check_every : int, default=5
         Rounds between full O(n^3) violation checks of the average.
     finish : {"project", "none"}, default="project"
-        ``"project"``: the finishing stage of the module docstring (LP polish from the
-        rows active at the average, then dykstra if needed); ``"none"``: the raw average,
-        its violation measured, no certificate.
+        ``"project"``: make the average a certified answer, by the LP polish from the
+        inequalities most active at it (LP objectives), then, if needed, dykstra on the
+        problem with the time left; ``"none"``: the raw average, its violation measured,
+        no certificate.
     finish_at : float, default=1e-2
         The stochastic phase ends at a full check where the average violates nothing by
         more than this.
@@ -627,8 +631,9 @@ class LightTouchSolver(Solver):
         return super().supports(problem)
 
     def estimate_memory(self, problem):
-        """Bytes of the stochastic phase (about 57 per variable and 32 per group) or of
-        the finishing stage's dykstra run, whichever is larger."""
+        """Bytes of the stochastic phase (65 per variable, 81 per pair of a dense
+        problem, and 32 per group) or of the finishing stage's dykstra run, whichever
+        is larger."""
         if problem.structure == "sparse":
             return None
         from . import get_solver
