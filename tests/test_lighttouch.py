@@ -261,3 +261,20 @@ def test_refuses_sparse_inputs_and_memory_beyond_the_allowance(karate):
 def test_bad_options_raise(karate, bad):
     with pytest.raises(InvalidParameterError):
         solve_lighttouch(build_problem("cc", karate), **bad)
+
+
+def test_midtouch_switches_phases_and_resumes_across_the_switch(tmp_path):
+    rng = np.random.default_rng(4)
+    a = np.triu(rng.uniform(0, 1, (12, 12)), 1)
+    p = build_problem("mn", a + a.T, p=2)
+    opts = dict(touch="mid", full_rounds=2, steps=2, seed=2, finish="none", check_every=1,
+                finish_at=1e-12)
+    whole = _quiet(solve_lighttouch, p, max_iter=5, **opts)
+    kps = [h["k_p"] for h in whole["history"]]
+    assert kps[:2] == [0, 0] and min(kps[2:]) >= 1  # FullTouch, then LightTouch
+    ck = tmp_path / "mid.npz"
+    _quiet(solve_lighttouch, p, max_iter=2, checkpoint=str(ck), **opts)
+    resumed = _quiet(solve_lighttouch, p, max_iter=5, resume=str(ck), **opts)
+    assert np.array_equal(whole["x"], resumed["x"])
+    done = _quiet(solve, p, method="lighttouch", touch="mid", full_rounds=2, max_iter=5)
+    assert done.status == Status.OPTIMAL

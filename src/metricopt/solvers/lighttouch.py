@@ -24,7 +24,10 @@ Each iteration (practical LightTouch, LT Alg. 4)
 Steps decay as ``eta_w / sqrt(1 + t/t0)``, or ``eta_w / (1 + t/t0)`` for the strongly
 convex ``mn`` with ``p = 2`` (LT Alg. 3, MidTouch's ``1/(lambda t)`` rule, in Alg. 4's
 form), and the answer is the average of the iterates. ``touch="full"`` is FullTouch
-(LT Alg. 1): every group checked at every step, the subgradient of the most violated.
+(LT Alg. 1): every group checked at every step, the subgradient of the most violated;
+``touch="mid"`` is MidTouch's two phases (LT Alg. 3): FullTouch for ``full_rounds``
+rounds, then LightTouch from their average, with ``p`` uniform again and the cached
+violations of that average.
 
 The average is feasible only approximately. The finishing stage (``finish="project"``)
 makes it an answer of the same contract as every backend: for LP objectives, the
@@ -64,7 +67,7 @@ from ._core import LPStage, IterationLoop, check_options, interrupt_deferred
 
 __all__ = ["LightTouchSolver", "solve_lighttouch", "TOUCHES", "FINISHES"]
 
-TOUCHES = ("light", "full")
+TOUCHES = ("light", "full", "mid")
 FINISHES = ("project", "none")
 
 #: Default penalty as a fraction of the objective's scale (sum of |weights| or |costs|;
@@ -231,6 +234,23 @@ def _restart_average(s):
     s["ct"][K.CT["t_start"]] = t
 
 
+def _second_phase(inst, s):
+    """MidTouch's switch (LT Alg. 3 lines 7-9): the iterate becomes the first phase's
+    average, ``p`` uniform, ``mu`` the group violations there; a new average starts."""
+    from . import _lighttouch_kernels as K
+
+    x = _average(inst, s)
+    s["y"][:] = x
+    s["st"][K.ST["shift"]] = 0.0
+    _restart_average(s)
+    s["logp"][:] = 0.0
+    s["cdf"][:] = np.arange(1, inst.ngroups + 1, dtype=np.float64)
+    g = np.empty(inst.ngroups)
+    K.group_violations(s["y"], 0.0, inst.structure, inst.n, inst.base, inst.prow, inst.pcol,
+                       inst.tri, inst.wed, inst.gsz, inst.nmem, inst.ngroups, g)
+    s["mu"][:] = np.maximum(g, 0.0)
+
+
 def _p_summary(logp):
     """``max p`` and the entropy of ``p`` (nats) from the log-weights."""
     w = np.exp(logp - logp.max())
@@ -343,7 +363,7 @@ def solve_lighttouch(problem, *, tol=1e-6, gap_tol=1e-4, max_iter=100, time_limi
                      checkpoint=None, checkpoint_every=60.0, resume=None, penalty=None,
                      eta_w=None, eta_p=None, group_size=None, touch="light", steps=None,
                      check_every=5, finish="project", finish_at=1e-2, polish="auto",
-                     penalty_growth=2.0):
+                     penalty_growth=2.0, full_rounds=5):
     """Solve a metric LP (or the l2 QP) by LightTouch, then finish the average.
 
     Parameters
@@ -408,9 +428,10 @@ def solve_lighttouch(problem, *, tol=1e-6, gap_tol=1e-4, max_iter=100, time_limi
         default (None): ``round(sqrt(n / 8))`` pairs, which balances the O(groups)
         arithmetic of an iteration against its checks (LT §5.1), and for ``cd`` as many
         groups as edges.
-    touch : {"light", "full"}, default="light"
+    touch : {"light", "full", "mid"}, default="light"
         ``"light"``: LightTouch (LT Alg. 4); ``"full"``: FullTouch (LT Alg. 1), every
-        group checked at every step, for comparison.
+        group checked at every step, for comparison; ``"mid"``: MidTouch (LT Alg. 3),
+        ``full_rounds`` rounds of FullTouch, then LightTouch from their average.
     steps : int or None
         Iterations per round; default (None): as many as take :data:`ROUND_WORK` (1e7)
         units of work (constraint checks, the O(groups) arithmetic of ``p`` and the
@@ -434,6 +455,8 @@ def solve_lighttouch(problem, *, tol=1e-6, gap_tol=1e-4, max_iter=100, time_limi
         less than half since the previous one (a penalty below the LP multipliers' sum
         leaves a violated equilibrium); the average then restarts, and ``eta_p`` shrinks
         by the same factor so that ``eta_p * penalty`` stays fixed. 1 keeps it fixed.
+    full_rounds : int, default=5
+        Rounds of MidTouch's first phase (``touch="mid"`` only).
 
     Returns
     -------
@@ -463,7 +486,8 @@ def solve_lighttouch(problem, *, tol=1e-6, gap_tol=1e-4, max_iter=100, time_limi
     if finish_at is None:
         raise InvalidParameterError(f"The 'finish_at' parameter of {caller} must be a float "
                                     f"> 0. Got None instead.")
-    for name, val in (("group_size", group_size), ("steps", steps)):
+    for name, val in (("group_size", group_size), ("steps", steps),
+                      ("full_rounds", full_rounds)):
         if val is not None and (not isinstance(val, (int, np.integer)) or isinstance(val, bool)
                                 or val < 1):
             raise InvalidParameterError(f"The '{name}' parameter of {caller} must be an int "
@@ -488,7 +512,6 @@ def solve_lighttouch(problem, *, tol=1e-6, gap_tol=1e-4, max_iter=100, time_limi
     check_memory(inst.memory(), what="the lighttouch iterate and group arrays",
                  max_memory=max_memory)
     penalty, eta_w, eta_p, t0 = _defaults(inst, penalty, eta_w, eta_p)
-    full = touch == "full"
     # a round: ``steps`` iterations, or by default ROUND_WORK of counted work
     max_steps, max_work = (int(steps), np.inf) if steps is not None else (2 ** 62, ROUND_WORK)
     kmax = int(min(MAX_BATCH, inst.ngroups))
@@ -496,7 +519,8 @@ def solve_lighttouch(problem, *, tol=1e-6, gap_tol=1e-4, max_iter=100, time_limi
     options = dict(penalty=penalty, eta_w=eta_w, eta_p=eta_p, group_size=inst.gsz,
                    touch=touch, steps=None if steps is None else int(steps),
                    seed=0 if seed is None else int(seed),
-                   penalty_growth=float(penalty_growth), check_every=int(check_every))
+                   penalty_growth=float(penalty_growth), check_every=int(check_every),
+                   full_rounds=int(full_rounds) if touch == "mid" else None)
     counters = dict(kind=problem.kind, n=problem.n, iteration=0, seconds=0.0,
                     penalty_now=penalty, previous_violation=None)
     digest = problem_digest(problem) if (checkpoint or resume) is not None else None
@@ -520,6 +544,9 @@ def solve_lighttouch(problem, *, tol=1e-6, gap_tol=1e-4, max_iter=100, time_limi
         while loop.next():
             it = loop.it
             with interrupt_deferred():
+                if touch == "mid" and it == full_rounds + 1:
+                    _second_phase(inst, s)
+                full = touch == "full" or (touch == "mid" and it <= full_rounds)
                 pen = counters["penalty_now"]
                 K.lt_steps(s["y"], s["acc"], s["last"], s["logp"], s["cdf"], s["mu"],
                            s["perm"], s["st"], s["ct"], s["rng"], work_arrays["gbuf"],
@@ -653,7 +680,8 @@ class LightTouchSolver(Solver):
             seed=None, threads=None, max_memory=None, callback=None, verbose=False,
             checkpoint=None, checkpoint_every=60.0, resume=None, penalty=None, eta_w=None,
             eta_p=None, group_size=None, touch="light", steps=None, check_every=5,
-            finish="project", finish_at=1e-2, polish="auto", penalty_growth=2.0):
+            finish="project", finish_at=1e-2, polish="auto", penalty_growth=2.0,
+            full_rounds=5):
         """Solve ``problem``; see :func:`solve_lighttouch` for the options."""
         return solve_lighttouch(
             problem, tol=tol, gap_tol=gap_tol, max_iter=max_iter, time_limit=time_limit,
@@ -661,7 +689,8 @@ class LightTouchSolver(Solver):
             verbose=verbose, checkpoint=checkpoint, checkpoint_every=checkpoint_every,
             resume=resume, penalty=penalty, eta_w=eta_w, eta_p=eta_p,
             group_size=group_size, touch=touch, steps=steps, check_every=check_every,
-            finish=finish, finish_at=finish_at, polish=polish, penalty_growth=penalty_growth)
+            finish=finish, finish_at=finish_at, polish=polish, penalty_growth=penalty_growth,
+            full_rounds=full_rounds)
 
     def cite(self):
         """Reference of the method."""
