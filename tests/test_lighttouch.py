@@ -278,3 +278,22 @@ def test_midtouch_switches_phases_and_resumes_across_the_switch(tmp_path):
     assert np.array_equal(whole["x"], resumed["x"])
     done = _quiet(solve, p, method="lighttouch", touch="mid", full_rounds=2, max_iter=5)
     assert done.status == Status.OPTIMAL
+
+
+def test_cli_resumes_its_own_checkpoint_and_refuses_another_backends(runner, tmp_path):
+    from metricopt.cli import cli
+
+    ck, dk = tmp_path / "lt.npz", tmp_path / "dk.npz"
+    base = ["solve", "cd", "karate", "--quiet", "--seed", "1", "--option", "steps=300"]
+    first = runner.invoke(cli, [*base, "--method", "lighttouch", "--max-iter", "3",
+                                "--checkpoint", str(ck)])
+    assert first.exit_code == 0, first.output
+    again = runner.invoke(cli, [*base, "--method", "lighttouch", "--max-iter", "6", "--resume",
+                                str(ck), "--json"])
+    assert again.exit_code == 0, again.output
+    done = runner.invoke(cli, ["solve", "cd", "karate", "--quiet", "--method", "dykstra",
+                               "--max-iter", "3", "--checkpoint", str(dk)])
+    assert done.exit_code == 0, done.output
+    wrong = runner.invoke(cli, [*base, "--method", "lighttouch", "--resume", str(dk)])
+    lines = [line for line in wrong.stderr.splitlines() if line.strip()]
+    assert wrong.exit_code == 1 and len(lines) == 1 and lines[0].startswith("Error: ")

@@ -197,10 +197,11 @@ def lt_steps(y, acc, last, logp, cdf, mu, perm, st, ct, rng, gbuf, hbuf, mark, t
              structure, n, base, prow, pcol, tri, wed, gsz, nmem, ngroups, vsz,
              objective, coef, target, wts, lo, hi, has_sum, gamma, eta_w, eta_p, t0,
              strong, full, kmax, nu, cost_f, cost_g, nsteps, max_work):
-    """Run ``nsteps`` iterations, or fewer once their work (constraint checks plus the
-    O(groups) arithmetic and the objective terms) reaches ``max_work``, of practical LightTouch (LT Alg. 4) or FullTouch
+    """Run ``nsteps`` iterations of practical LightTouch (LT Alg. 4) or FullTouch
     (LT Alg. 1, ``full``) on ``min f(x) + gamma max(0, max_G g_G(x))`` over the box
-    ``[lo, hi]`` (and ``sum(x) = n`` when ``has_sum``).
+    ``[lo, hi]`` (and ``sum(x) = n`` when ``has_sum``), or fewer once their work
+    (constraint checks, the O(groups) arithmetic of ``p``, the objective terms) reaches
+    ``max_work``; returns the number run.
 
     Iteration ``t`` (global, ``ct[t]``):
 
