@@ -297,3 +297,14 @@ def test_cli_resumes_its_own_checkpoint_and_refuses_another_backends(runner, tmp
     wrong = runner.invoke(cli, [*base, "--method", "lighttouch", "--resume", str(dk)])
     lines = [line for line in wrong.stderr.splitlines() if line.strip()]
     assert wrong.exit_code == 1 and len(lines) == 1 and lines[0].startswith("Error: ")
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_tiny_instances(n):
+    """One group, no or one triangle: the minibatch rules still hold (k_g >= 2)."""
+    a = np.ones((n, n)) - np.eye(n)
+    a[0, -1] = a[-1, 0] = 5.0
+    p = build_problem("mn", a, p=1)
+    res = _quiet(solve, p, method="lighttouch", max_iter=3)
+    assert res.status == Status.OPTIMAL
+    assert res.fun == pytest.approx(solve(p, method="highs").fun, abs=1e-9)

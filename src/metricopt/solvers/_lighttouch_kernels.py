@@ -224,7 +224,7 @@ def lt_steps(y, acc, last, logp, cdf, mu, perm, st, ct, rng, gbuf, hbuf, mark, t
 
     All arrays are updated in place; ``gbuf``, ``hbuf`` and ``mark`` (length of ``y``)
     must be zero on entry and are zero on return; ``touched`` holds at least
-    ``2 vsz + 3 kmax`` entries, ``sel`` at least ``kmax``. ``nmem`` is the number of
+    ``2 vsz + 3 max(kmax, 2)`` entries, ``sel`` at least ``kmax``. ``nmem`` is the number of
     members of the partition (pairs of a dense problem, family rows of an edge
     problem).
     """
@@ -257,7 +257,7 @@ def lt_steps(y, acc, last, logp, cdf, mu, perm, st, ct, rng, gbuf, hbuf, mark, t
             else:
                 kg = kmax
                 kp = kmax
-            kg = min(max(kg, 2), kmax)
+            kg = max(min(kg, kmax), 2)  # drawn with replacement: 2 even for one group
             kp = min(max(kp, 1), kmax, ngroups)
         ct[2], ct[3], ct[4] = kf, (1 if full else kg), (0 if full else kp)
         # --- 3a. objective part: k_f uniform blocks, scaled by the number of blocks

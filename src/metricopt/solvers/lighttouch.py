@@ -530,7 +530,7 @@ def solve_lighttouch(problem, *, tol=1e-6, gap_tol=1e-4, max_iter=100, time_limi
         int(threads), numba.config.NUMBA_NUM_THREADS)
     work_arrays = dict(gbuf=np.zeros(inst.nvar), hbuf=np.zeros(inst.nvar),
                        mark=np.zeros(inst.nvar, dtype=np.uint8),
-                       touched=np.empty(2 * inst.vsz + 3 * kmax + 8, dtype=np.int64),
+                       touched=np.empty(2 * inst.vsz + 3 * max(kmax, 2) + 8, dtype=np.int64),
                        sel=np.empty(kmax + 1))
     loop = IterationLoop(
         "rounds", counters, max_iter=max_iter, time_limit=time_limit, callback=callback,
