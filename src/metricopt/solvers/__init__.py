@@ -93,10 +93,10 @@ def choose_method(problem, *, max_memory=None):
     ``dykstra`` when its estimate fits, else to ``project-forget``.
 
     ``lighttouch`` is never chosen: to a certified LP gap of 1e-4 it was slower than the
-    best backend on every benchmark case (Jaccard cc football 5.9 s against dykstra's
-    0.37 s, netscience 13.2 s against project-forget's 3.1 s, jazz not in 60 s; mn with
-    p = 2, n = 500, 24.8 s against 4.1 s), its warm start helped only on netscience, and
-    its early answers violate by 0.06-1.0 (benchmarks/README.md, "LightTouch").
+    best backend on every benchmark case (Jaccard cc football 4.3 s against dykstra's
+    0.25 s, netscience 8.5 s against project-forget's 2.1 s, jazz not in 60 s; mn with
+    p = 2, n = 500, 17.7 s against 3.0 s), its warm start helped only on netscience, and
+    its early answers violate by 0.03-1.05 (benchmarks/README.md, "LightTouch").
 
     Returns
     -------
