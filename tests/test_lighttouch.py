@@ -10,7 +10,7 @@ import naive_lighttouch as ref
 from metricopt import build_problem, read_graph, solve
 from metricopt.exceptions import (InvalidParameterError, MemoryLimitError,
                                   UnsupportedProblemError)
-from problem_bank import make_graph
+from problem_bank import make_graph, make_matrix
 from metricopt.problems._pairs import pair_arrays
 from metricopt.result import Status
 from metricopt.solvers import _lighttouch_kernels as K
@@ -308,3 +308,21 @@ def test_tiny_instances(n):
     res = _quiet(solve, p, method="lighttouch", max_iter=3)
     assert res.status == Status.OPTIMAL
     assert res.fun == pytest.approx(solve(p, method="highs").fun, abs=1e-9)
+
+
+def test_projection_finish_is_feasible_and_not_certified(karate):
+    """LT Alg. 4 line 17: the Euclidean projection of the average, by dykstra."""
+    from metricopt.problems._pairs import packed_to_square
+
+    p = build_problem("cc", karate)
+    raw = _quiet(solve_lighttouch, p, max_iter=4, steps=500, finish="none", seed=5)
+    proj = _quiet(solve_lighttouch, p, max_iter=4, steps=500, finish="project", seed=5)
+    assert proj["finish_stage"] == ["projection"]
+    assert proj["max_violation"] <= 1e-6 < raw["max_violation"]
+    assert proj["lower_bound"] is None and proj["status"] == Status.LIMIT
+    # the projection is the l2 metric nearness answer for the average (dykstra directly)
+    target = build_problem("mn", make_matrix(packed_to_square(raw["x"], p.n)), p=2)
+    direct = _quiet(solve, target, method="dykstra")
+    np.testing.assert_allclose(proj["x"], direct.x, atol=1e-9)
+    with pytest.raises(InvalidParameterError, match="dense cc and mn"):
+        solve_lighttouch(build_problem("sc", karate), finish="project")

@@ -29,7 +29,7 @@ form), and the answer is the average of the iterates. ``touch="full"`` is FullTo
 rounds, then LightTouch from their average, with ``p`` uniform again and the cached
 violations of that average.
 
-The average is feasible only approximately. The finishing stage (``finish="project"``)
+The average is feasible only approximately. The finishing stage (``finish="certify"``)
 makes it an answer of the same contract as every backend: for LP objectives, the
 shared LP polish (:class:`._core.LPStage`) solves the LP restricted to the inequalities
 most active at the average exactly, adds violated ones until none is left, and
@@ -37,7 +37,10 @@ certifies the result from the LP dual; when that is not possible or does not clo
 gap (and always for the QP of ``mn`` with ``p = 2``), the ``dykstra`` backend solves the
 problem from the registry with the time left. Dykstra's Hildreth passes start from
 duals, which the stochastic phase does not have, so it is not warm-started by the
-average. ``finish="none"`` returns the raw average with its measured violation and no
+average. ``finish="project"`` is LT Alg. 4's last line: the Euclidean projection of the
+average onto the metric polytope (dense ``cc`` and ``mn``), computed by ``dykstra`` as the
+``mn`` problem with ``p = 2`` whose targets are the average: feasible, not certified.
+``finish="none"`` returns the raw average with its measured violation and no
 certificate.
 
 Sparse (MET(G)) problems are refused: their cycle inequalities have no group structure
@@ -68,7 +71,7 @@ from ._core import LPStage, IterationLoop, check_options, interrupt_deferred
 __all__ = ["LightTouchSolver", "solve_lighttouch", "TOUCHES", "FINISHES"]
 
 TOUCHES = ("light", "full", "mid")
-FINISHES = ("project", "none")
+FINISHES = ("certify", "project", "none")
 
 #: Default penalty as a fraction of the objective's scale (sum of |weights| or |costs|;
 #: times the targets' scale for ``p = 2``). LT Lemma 1's ``gamma > L_f / rho`` is exact
@@ -313,6 +316,34 @@ def _finish(problem, inst, x_avg, lp_stage, *, penalty, tol, gap_tol, deadline, 
     return out
 
 
+def _project(problem, x_avg, *, tol, gap_tol, deadline, threads, max_memory):
+    """LT Alg. 4 line 17: the Euclidean projection of the average onto the metric
+    polytope, by dykstra on the ``mn`` problem with ``p = 2`` and the average as targets
+    (unit weights). The point is feasible within ``tol``; nothing certifies its LP gap."""
+    from ..graph import Dissimilarity
+    from ..problems import build_problem
+    from ..problems._pairs import packed_to_square
+    from . import get_solver
+
+    left = None if deadline is None else deadline - time.perf_counter()
+    if left is not None and left <= 0:
+        return dict(x=None, status=Status.LIMIT, finish_stage=["projection"],
+                    message="time limit reached before the projection")
+    target = packed_to_square(np.maximum(x_avg, 0.0), problem.n)
+    proj = build_problem("mn", Dissimilarity(values=target, labels=problem.labels,
+                                             name=f"{problem.name}-average"),
+                         p=2, source="matrix")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        res = get_solver("dykstra").run(proj, tol=tol, gap_tol=gap_tol,
+                                        time_limit=None if left is None else round(left, 3),
+                                        threads=threads, max_memory=max_memory)
+    return dict(x=res["x"], status=Status.LIMIT, finish_stage=["projection"],
+                finish_passes=int(res.get("nit", 0)),
+                message=f"the Euclidean projection of the average (dykstra: "
+                        f"{Status.NAMES.get(res['status'], res['status'])}), not certified")
+
+
 # ---------------------------------------------------------------- checkpoint / resume
 def _write(path, s, counters, options, problem, digest):
     arrays = {k: s[k] for k in _STATE if k != "rng"}
@@ -362,7 +393,7 @@ def solve_lighttouch(problem, *, tol=1e-6, gap_tol=1e-4, max_iter=100, time_limi
                      seed=None, threads=None, max_memory=None, callback=None, verbose=False,
                      checkpoint=None, checkpoint_every=60.0, resume=None, penalty=None,
                      eta_w=None, eta_p=None, group_size=None, touch="light", steps=None,
-                     check_every=5, finish="project", finish_at=1e-2, polish="auto",
+                     check_every=5, finish="certify", finish_at=1e-2, polish="auto",
                      penalty_growth=2.0, full_rounds=5):
     """Solve a metric LP (or the l2 QP) by LightTouch, then finish the average.
 
@@ -439,11 +470,13 @@ def solve_lighttouch(problem, *, tol=1e-6, gap_tol=1e-4, max_iter=100, time_limi
         iteration.
     check_every : int, default=5
         Rounds between full O(n^3) violation checks of the average.
-    finish : {"project", "none"}, default="project"
-        ``"project"``: make the average a certified answer, by the LP polish from the
+    finish : {"certify", "project", "none"}, default="certify"
+        ``"certify"``: make the average a certified answer, by the LP polish from the
         inequalities most active at it (LP objectives), then, if needed, dykstra on the
-        problem with the time left; ``"none"``: the raw average, its violation measured,
-        no certificate.
+        problem with the time left; ``"project"``: the Euclidean projection of the average
+        onto the metric polytope by dykstra (LT Alg. 4 line 17; dense ``cc`` and ``mn``),
+        feasible, not certified; ``"none"``: the raw average, its violation measured, no
+        certificate.
     finish_at : float, default=1e-2
         The stochastic phase ends at a full check where the average violates nothing by
         more than this.
@@ -492,6 +525,10 @@ def solve_lighttouch(problem, *, tol=1e-6, gap_tol=1e-4, max_iter=100, time_limi
                                 or val < 1):
             raise InvalidParameterError(f"The '{name}' parameter of {caller} must be an int "
                                         f">= 1 or None. Got {val!r} instead.")
+    if finish == "project" and (problem.structure != "dense" or problem.sum_value is not None):
+        raise InvalidParameterError(
+            "finish='project' projects onto the metric polytope: dense cc and mn problems "
+            "only (no sum row, no edge lists)")
     if touch not in TOUCHES:
         raise InvalidParameterError(f"The 'touch' parameter of {caller} must be one of "
                                     f"{', '.join(map(repr, TOUCHES))}. Got {touch!r} instead.")
@@ -606,12 +643,16 @@ def solve_lighttouch(problem, *, tol=1e-6, gap_tol=1e-4, max_iter=100, time_limi
                finish_stage=[])
     x, viol = x_avg, avg_viol
     stopped_by_clock = status == Status.LIMIT and not reached and it < max_iter
-    if finish == "project" and status not in (Status.INTERRUPTED, Status.NUMERICAL) \
+    if finish != "none" and status not in (Status.INTERRUPTED, Status.NUMERICAL) \
             and not stopped_by_clock:
         t_fin = loop.elapsed()
-        fin = _finish(problem, inst, x_avg, lp_stage, penalty=counters["penalty_now"], tol=tol,
-                      gap_tol=gap_tol, deadline=loop.deadline, threads=want,
-                      max_memory=max_memory, polish=polish)
+        if finish == "certify":
+            fin = _finish(problem, inst, x_avg, lp_stage, penalty=counters["penalty_now"],
+                          tol=tol, gap_tol=gap_tol, deadline=loop.deadline, threads=want,
+                          max_memory=max_memory, polish=polish)
+        else:
+            fin = _project(problem, x_avg, tol=tol, gap_tol=gap_tol, deadline=loop.deadline,
+                           threads=want, max_memory=max_memory)
         out["finish_stage"] = fin["finish_stage"]
         if "finish_passes" in fin:
             out["finish_passes"] = fin["finish_passes"]
@@ -680,7 +721,7 @@ class LightTouchSolver(Solver):
             seed=None, threads=None, max_memory=None, callback=None, verbose=False,
             checkpoint=None, checkpoint_every=60.0, resume=None, penalty=None, eta_w=None,
             eta_p=None, group_size=None, touch="light", steps=None, check_every=5,
-            finish="project", finish_at=1e-2, polish="auto", penalty_growth=2.0,
+            finish="certify", finish_at=1e-2, polish="auto", penalty_growth=2.0,
             full_rounds=5):
         """Solve ``problem``; see :func:`solve_lighttouch` for the options."""
         return solve_lighttouch(
