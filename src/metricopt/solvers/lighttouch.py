@@ -173,11 +173,20 @@ class _Instance:
             return np.clip(self.target, self.lo, self.hi).astype(np.float64)
         return np.clip(np.zeros(self.nvar), self.lo, self.hi)
 
-    def memory(self):
-        """Bytes of the stochastic phase: 8 float64 / int64 arrays and a byte per
-        variable, the pair index arrays (dense), 4 arrays per group."""
-        per_var = 8 * 8 + 1 + (16 if self.dense else 0)
-        return int(per_var * self.nvar + 32 * self.ngroups + 8 * (self.n + 1))
+def _memory(problem, group_size):
+    """Bytes of the stochastic phase, before anything is allocated: 9 float64 / int64
+    arrays (the average included) and a byte per variable, the pair index arrays (dense
+    problems), 4 arrays per group, and 4 KiB of small ones."""
+    nvar = problem.n_variables
+    dense = problem.structure == "dense"
+    if dense:
+        gsz = max(1, int(round(math.sqrt(problem.n / 8.0)))) if group_size is None else group_size
+        groups = -(-nvar // gsz)
+    else:
+        nmem = 3 * len(problem.triangles) + len(problem.wedges)
+        groups = nvar if group_size is None else -(-nmem // group_size)
+    per_var = 8 * 9 + 1 + (16 if dense else 0)
+    return int(per_var * nvar + 32 * max(groups, 1) + 8 * (problem.n + 1) + 4096)
 
 
 def _defaults(inst, penalty, eta_w, eta_p):
@@ -545,9 +554,9 @@ def solve_lighttouch(problem, *, tol=1e-6, gap_tol=1e-4, max_iter=100, time_limi
 
     from . import _lighttouch_kernels as K
 
-    inst = _Instance(problem, group_size)
-    check_memory(inst.memory(), what="the lighttouch iterate and group arrays",
+    check_memory(_memory(problem, group_size), what="the lighttouch iterate and group arrays",
                  max_memory=max_memory)
+    inst = _Instance(problem, group_size)
     penalty, eta_w, eta_p, t0 = _defaults(inst, penalty, eta_w, eta_p)
     # a round: ``steps`` iterations, or by default ROUND_WORK of counted work
     max_steps, max_work = (int(steps), np.inf) if steps is not None else (2 ** 62, ROUND_WORK)
@@ -699,14 +708,14 @@ class LightTouchSolver(Solver):
         return super().supports(problem)
 
     def estimate_memory(self, problem):
-        """Bytes of the stochastic phase (65 per variable, 81 per pair of a dense
+        """Bytes of the stochastic phase (73 per variable, 89 per pair of a dense
         problem, and 32 per group) or of the finishing stage's dykstra run, whichever
         is larger."""
         if problem.structure == "sparse":
             return None
         from . import get_solver
 
-        own = _Instance(problem, None).memory()
+        own = _memory(problem, None)
         fin = get_solver("dykstra").estimate_memory(problem) or 0
         return int(max(own, fin))
 
