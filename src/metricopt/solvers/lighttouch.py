@@ -77,9 +77,11 @@ FINISHES = ("certify", "project", "none")
 #: times the targets' scale for ``p = 2``). LT Lemma 1's ``gamma > L_f / rho`` is exact
 #: only with ``rho`` the smallest subgradient of ``max_G g_G`` on the boundary, which is
 #: tiny where many inequalities are tight: the penalty must exceed the sum of the LP's
-#: multipliers. Measured on karate Jaccard ``cc`` (30 rounds): a quarter of the scale
-#: reaches violation 8e-3 at 5.8% above the LP optimum; the whole scale 0 violation at
-#: 16% above; ``2 L_f / sqrt 3`` (about 1/4 of a quarter) stays at violation 1.
+#: multipliers. Measured on karate Jaccard ``cc`` (30 rounds, fixed penalty): a quarter
+#: of the scale (47) reaches violation 8e-3 at 5.8% above the LP optimum, the whole
+#: scale (188) violation 0 at 16% above; ``2 L_f / sqrt 3`` (17.5) kept the average's
+#: violation near 1. :data:`STALL_RATIO` and ``penalty_growth`` raise a penalty that
+#: is too small.
 PENALTY_FRACTION = 0.25
 #: The penalty grows (``penalty_growth``) at a full check where the average's
 #: violation did not fall below this fraction of the previous check's.
