@@ -543,10 +543,13 @@ def estimate_memory(problem, threads=1):
 
     Per-variable arrays (12 float64 vectors), the oracle's buffers and an active list
     of a typical size: ``4 m`` cycles of 8 edges (sparse), the explicit lists (edges).
-    Dense: 40 float64 per pair (the arrays in both layouts and the Thm 5 certificate,
-    whose inner problem has two entries per pair; measured peak on ca-GrQc: 3.1 GiB,
-    360 bytes per pair), the scan's output rows, and ``n^2`` remembered triangles of
-    20 bytes (measured: 0.06 ``n^2`` at the start on ca-GrQc and power).
+    Dense: 21 float64 per pair (ten during the iterations: ``x``, ``f``, ``delta``,
+    ``w``, ``winv``, ``cost``, two pair duals and the layout index; twenty at a
+    certification, when the problem-order copies of the iterate and the best feasible
+    point are alive; the certificate itself works in passes, :mod:`metricopt.bounds.
+    streamed`; numpy's allocations measured with ``tracemalloc``: 82 and 154-162 bytes
+    per pair), the scan's output rows, and ``n^2`` remembered triangles of 20 bytes
+    (measured: 0.06 ``n^2`` at the start on ca-GrQc and power).
     """
     nvar = problem.n_variables
     n = problem.n
@@ -566,7 +569,7 @@ def estimate_memory(problem, threads=1):
     from ._pf_dense import BYTES_PER_CONSTRAINT
 
     rows = 12 * max(threads, 1) * (3 * 16 * n + 1024)
-    return int(40 * 8 * nvar + rows + 2 * BYTES_PER_CONSTRAINT * n * n)
+    return int(21 * 8 * nvar + rows + 2 * BYTES_PER_CONSTRAINT * n * n)
 
 
 def _peak_rss():
