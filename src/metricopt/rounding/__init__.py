@@ -13,6 +13,10 @@ Methods per problem kind:
 * ``sc``: ``sweep`` and the LP-free ``spectral`` (``"auto"``: the better of both);
 * ``cd``: ``pivot`` (also ``"auto"``).
 
+Every answer is then refined by local search (:mod:`metricopt.rounding.refine`): node
+moves and cluster merges for ``cc`` and ``cd``, Fiduccia-Mattheyses moves for ``sc``; each
+move is made only when it lowers the objective. ``refine="none"`` turns it off.
+
 Metric nearness has no rounding: its answer is the metric itself.
 """
 
@@ -43,6 +47,7 @@ from .objectives import (
     sc_edges,
 )
 from .pivot import THRESHOLD, kwikcluster, lp_pivot, pivot_runner, sign_values, threshold_pivot
+from .refine import Refinement, check_refine_method, refine_clustering, refine_cut, refine_rounding
 from .region_growing import region_growing, region_runner
 from .sweep import sc_adjacency, spectral_cut, sweep_cut, sweep_from_x
 
@@ -61,6 +66,10 @@ __all__ = [
     "sweep_cut",
     "spectral_cut",
     "cluster_deletion_pivot",
+    "refine_rounding",
+    "refine_clustering",
+    "refine_cut",
+    "Refinement",
     "METHODS",
 ]
 
@@ -91,7 +100,8 @@ def _check_n_tries(n_tries):
 
 
 @for_kinds("cc", "sc", "cd")
-def round_solution(problem, x, *, method="auto", n_tries=20, seed=None, compare=None):
+def round_solution(problem, x, *, method="auto", n_tries=20, seed=None, compare=None,
+                   refine="auto", refine_time_limit=None):
     """Round a relaxation's solution into a clustering (cc, cd) or a cut (sc).
 
     Parameters
@@ -129,8 +139,10 @@ def round_solution(problem, x, *, method="auto", n_tries=20, seed=None, compare=
     -------
     Rounding
         Fields ``kind, method, objective, labels, n_clusters, n_tries, seed,
-        per_method, elapsed``; ``sc`` adds ``in_cut, cut_edges, side_sizes`` and
-        ``cd`` adds ``n_repaired``. ``objective`` equals :func:`evaluate` of the answer.
+        per_method, refine, elapsed``; ``sc`` adds ``in_cut, cut_edges, side_sizes``
+        and ``cd`` adds ``n_repaired``. ``objective`` equals :func:`evaluate` of the
+        answer (after refinement); ``refine["objective_before"]`` is the rounding's and
+        ``per_method`` holds the roundings' own objectives.
 
     Raises
     ------
@@ -191,6 +203,7 @@ def round_solution(problem, x, *, method="auto", n_tries=20, seed=None, compare=
         others = tuple(m for m in _check_method(compare, kind)
                        if m not in methods and (x is not None or m in _NO_X))
     n_tries = _check_n_tries(n_tries)
+    refine_method = check_refine_method(refine)
     entropy = seed_entropy(seed)
     if "leiden" in methods + others:
         from .leiden import require_leiden
@@ -209,6 +222,7 @@ def round_solution(problem, x, *, method="auto", n_tries=20, seed=None, compare=
             out["per_method"].update(
                 _round_clustering(problem, x, others, n_tries, entropy)["per_method"])
     out.update(n_tries=n_tries, seed=entropy)
+    out = refine_rounding(problem, out, method=refine_method, seed=entropy, time_limit=refine_time_limit)
     out["elapsed"] = time.perf_counter() - start
     return out
 
