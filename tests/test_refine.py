@@ -386,7 +386,7 @@ def test_report_and_clusters_csv_hold_the_refined_answer(tmp_path):
 
 
 def test_cli_refine_options(runner, tmp_path):
-    from metricopt.cli import main
+    from metricopt.cli import cli as main
 
     res = runner.invoke(main, ["solve", "cc", "karate", "--method", "highs", "--seed", "0",
                                "--refine", "none", "--json", "--quiet"])

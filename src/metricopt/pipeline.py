@@ -19,8 +19,10 @@ other units, e.g. ``modularity`` and ``modularity_upper_bound``; null when it ha
 ``gap``, ``max_violation``, ``iterations``, ``solve_seconds``,
 ``compile_seconds`` (kernels compiled or loaded before the solve clock started),
 ``total_seconds``, ``peak_memory_bytes``, ``rounding`` {method, requested_method,
-n_tries, seed, n_clusters, per_method, per_method_ratio, objective} (null without
-rounding),
+n_tries, seed, n_clusters, per_method, per_method_ratio, objective (the rounding's),
+refined_objective, refine {method, moves, merges, sweeps, layout, stopped, seconds}}
+(null without rounding; ``rounded_objective`` and ``approximation_ratio`` are the
+refined answer's, which ``clusters.csv`` / ``cut.csv`` hold),
 ``solver_extras``, ``warnings``, ``files``.
 
 ``approximation_ratio = rounded_objective / lower_bound`` is certified: the optimum lies
@@ -87,7 +89,7 @@ REPORT_FIELDS = (
 SUMMARY_OMIT = ("versions", "command")
 
 _VERSIONED = ("numpy", "scipy", "numba", "highspy", "click")
-_ROUNDING_KEYS = ("method", "n_tries", "seed")
+_ROUNDING_KEYS = ("method", "n_tries", "seed", "refine")
 _RESULT_FIELDS = {
     "compile_seconds",
     "x", "fun", "lower_bound", "status", "status_name", "success", "message", "nit",
@@ -355,6 +357,10 @@ def _rounding_options(rounding, solver_options):
         )
     opts.setdefault("method", "auto")
     opts.setdefault("n_tries", 20)
+    opts.setdefault("refine", "auto")
+    from .rounding.refine import check_refine_method
+
+    check_refine_method(opts["refine"])
     if opts.get("seed") is None:
         opts["seed"] = solver_options.get("seed")
     if opts["seed"] is None:  # fresh, but recorded in the report (and fits an int64 column)
@@ -396,7 +402,7 @@ def _round(problem, x, opts):
 
     compare = "auto" if str(opts["method"]).lower() == "leiden" else None
     return round_solution(problem, x, method=opts["method"], n_tries=opts["n_tries"],
-                          seed=opts["seed"], compare=compare)
+                          seed=opts["seed"], compare=compare, refine=opts["refine"])
 
 
 #: A ratio below 1 by at most this relative amount is round-off of an optimal answer
@@ -517,6 +523,8 @@ def _problem_section(problem):
 
 
 def _rounding_section(rounded, requested, lower_bound):
+    from .rounding.refine import refine_section
+
     if rounded is None:
         return None
     per_method = rounded.get("per_method")
@@ -529,7 +537,7 @@ def _rounding_section(rounded, requested, lower_bound):
         "per_method": per_method,
         "per_method_ratio": None if per_method is None else {
             name: _ratio(value, lower_bound) for name, value in per_method.items()},
-        "objective": rounded.get("objective"),
+        **refine_section(rounded),
     }
 
 
@@ -680,7 +688,7 @@ def _params_from_report(report, kind, params, path):
 
 
 def evaluate_file(source, kind, path, *, problem_params=None, read_options=None,
-                  lower_bound=None, report=None):
+                  lower_bound=None, report=None, refine="none", seed=None, refined_out=None):
     """Score a clustering or cut file and, given a lower bound, certify its ratio.
 
     Parameters
@@ -698,6 +706,14 @@ def evaluate_file(source, kind, path, *, problem_params=None, read_options=None,
     report : str or os.PathLike or None
         A ``report.json``; its lower bound and problem parameters are used (parameters
         given explicitly must agree with it), and its graph size must match.
+    refine : {"none", "local", "auto"}, default="none"
+        Also improve the clustering or cut by local search
+        (:func:`metricopt.rounding.refine_clustering`, :func:`~metricopt.rounding.refine_cut`)
+        and report the refined answer beside the given one.
+    seed : int or None
+        Seeds the refinement's node orders.
+    refined_out : str or os.PathLike or None
+        Write the refined clustering (``node,cluster``) or cut (``node,in_cut``) here.
 
     Returns
     -------
@@ -712,6 +728,11 @@ def evaluate_file(source, kind, path, *, problem_params=None, read_options=None,
     from .problems import build_problem
     from .rounding import evaluate
 
+    from .rounding.refine import check_refine_method
+
+    refine = check_refine_method(refine)
+    if refined_out is not None and refine == "none":
+        raise InvalidParameterError("refined_out needs refine='local'")
     params = dict(problem_params or {})
     read_options = dict(read_options or {})
     rep = None
@@ -749,7 +770,31 @@ def evaluate_file(source, kind, path, *, problem_params=None, read_options=None,
     out.update(objective=float(objective), lower_bound=lower_bound,
                approximation_ratio=_ratio(objective, lower_bound),
                scores=objective_scores(problem, objective, lower_bound))
+    if refine != "none":
+        out["refined"] = _refined_section(problem, in_cut if kind == "sc" else labels, seed,
+                                          lower_bound, refined_out)
     return to_jsonable(out)
+
+
+def _refined_section(problem, answer, seed, lower_bound, refined_out):
+    """Refine a given clustering or cut and describe the result (``evaluate --refine``)."""
+    from .rounding import refine_clustering, refine_cut
+
+    if problem.kind == "sc":
+        res = refine_cut(problem, answer)
+        size = {"cut_size": int(np.count_nonzero(res.in_cut))}
+    else:
+        res = refine_clustering(problem, answer, seed=seed)
+        size = {"n_clusters": res.n_clusters}
+    if refined_out is not None:
+        if problem.kind == "sc":
+            write_cut_csv(problem.labels, res.in_cut, refined_out)
+        else:
+            write_clusters_csv(problem.labels, res.labels, refined_out)
+    return {"objective": res.objective, "approximation_ratio": _ratio(res.objective, lower_bound),
+            "scores": objective_scores(problem, res.objective, lower_bound), **size,
+            "moves": res.moves, "merges": res.merges, "sweeps": res.sweeps, "stopped": res.stopped,
+            "seconds": res.elapsed, "file": None if refined_out is None else str(refined_out)}
 
 
 def _check_same_graph(rep, data, path):

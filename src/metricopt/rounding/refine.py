@@ -51,7 +51,7 @@ from ._checks import canonical_labels, check_in_cut, check_labels, for_kinds, se
 from .objectives import cc_cost, cd_cost, cut_value, find_non_clique, sc_edges
 from .sweep import sc_adjacency
 
-__all__ = ["Refinement", "refine_rounding", "refine_clustering", "refine_cut", "REFINE_METHODS",
+__all__ = ["Refinement", "refine_rounding", "refine_section", "refine_clustering", "refine_cut", "REFINE_METHODS",
            "MAX_SWEEPS", "MAX_FM_PASSES"]
 
 #: Sweeps of node moves plus passes of merges allowed to one refinement of a clustering.
@@ -453,3 +453,26 @@ def refine_rounding(problem, rounding, *, method="local", seed=None, time_limit=
     out["refine"] = {k: res[k] for k in ("method", "objective_before", "moves", "merges", "sweeps",
                                          "layout", "stopped", "elapsed")}
     return out
+
+
+def refine_section(rounding):
+    """The report's view of a rounding's refinement.
+
+    Returns
+    -------
+    dict
+        ``objective`` (the rounding's, before refinement), ``refined_objective`` (the
+        answer's) and ``refine`` ``{method, moves, merges, sweeps, layout, stopped,
+        seconds}`` (``None`` when the rounding was not refined).
+    """
+    info = rounding.get("refine")
+    if info is None:
+        return {"objective": rounding.get("objective"), "refined_objective": rounding.get("objective"),
+                "refine": None}
+    return {
+        "objective": info["objective_before"],
+        "refined_objective": rounding.get("objective"),
+        "refine": {"method": info["method"], "moves": info["moves"], "merges": info["merges"],
+                   "sweeps": info["sweeps"], "layout": info["layout"], "stopped": info["stopped"],
+                   "seconds": info["elapsed"]},
+    }
