@@ -409,3 +409,12 @@ def test_cli_refine_options(runner, tmp_path):
     res = runner.invoke(main, ["solve", "mn", "karate", "--refine", "local"])
     assert res.exit_code == 2 and "--refine" in res.output
 
+
+
+@pytest.mark.parametrize("n,block", [(1, 8), (21, 8), (64, 8), (30, 1)])
+def test_visit_order_is_a_seeded_permutation(n, block):
+    from metricopt.rounding.refine import _visit_order
+
+    a = _visit_order(np.random.default_rng(3), n, block)
+    assert sorted(a.tolist()) == list(range(n))
+    assert np.array_equal(a, _visit_order(np.random.default_rng(3), n, block))
