@@ -418,3 +418,19 @@ def test_visit_order_is_a_seeded_permutation(n, block):
     a = _visit_order(np.random.default_rng(3), n, block)
     assert sorted(a.tolist()) == list(range(n))
     assert np.array_equal(a, _visit_order(np.random.default_rng(3), n, block))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_more_candidates_never_worse(seed):
+    rng = np.random.default_rng(seed)
+    graph = planted_graph(rng, [7, 7, 7, 7], 0.6, 0.1)
+    for problem in (build_problem("cc", graph, weights="unit"), build_problem("cd", graph)):
+        x = rng.random(problem.n_variables)
+        one = round_solution(problem, x, seed=seed, refine_candidates=1)
+        many = round_solution(problem, x, seed=seed, refine_candidates=6)
+        assert one.refine["candidates"] == 1 and many.refine["candidates"] >= 1
+        assert many.objective <= one.objective <= one.refine["objective_before"]
+        assert many.refine["objective_before"] == one.refine["objective_before"]
+        assert many.objective == evaluate(problem, labels=many.labels)
+    with pytest.raises(InvalidParameterError, match="refine_candidates"):
+        round_solution(problem, x, refine_candidates=0)

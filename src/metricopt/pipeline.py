@@ -20,7 +20,8 @@ other units, e.g. ``modularity`` and ``modularity_upper_bound``; null when it ha
 ``compile_seconds`` (kernels compiled or loaded before the solve clock started),
 ``total_seconds``, ``peak_memory_bytes``, ``rounding`` {method, requested_method,
 n_tries, seed, n_clusters, per_method, per_method_ratio, objective (the rounding's),
-refined_objective, refine {method, moves, merges, sweeps, layout, stopped, seconds}}
+refined_objective, refine {method, candidates, moves, merges, sweeps, layout, stopped,
+seconds}}
 (null without rounding; ``rounded_objective`` and ``approximation_ratio`` are the
 refined answer's, which ``clusters.csv`` / ``cut.csv`` hold),
 ``solver_extras``, ``warnings``, ``files``.

@@ -51,12 +51,14 @@ from ._checks import canonical_labels, check_in_cut, check_labels, for_kinds, se
 from .objectives import cc_cost, cd_cost, cut_value, find_non_clique, sc_edges
 from .sweep import sc_adjacency
 
-__all__ = ["Refinement", "refine_rounding", "refine_section", "refine_clustering", "refine_cut", "REFINE_METHODS",
+__all__ = ["Refinement", "refine_rounding", "refine_section", "REFINE_CANDIDATES", "refine_clustering", "refine_cut", "REFINE_METHODS",
            "MAX_SWEEPS", "MAX_FM_PASSES"]
 
 #: Sweeps of node moves plus passes of merges allowed to one refinement of a clustering.
 #: Each costs O(n + pairs that differ from the background gain), O(n^2) for dense gains.
 MAX_SWEEPS = 64
+#: Cheapest distinct tries of a rounding that are refined (the best refined one is kept).
+REFINE_CANDIDATES = 4
 #: Fiduccia-Mattheyses passes allowed to one refinement of a cut (O(n^2 + m) each).
 MAX_FM_PASSES = 16
 #: A dense problem is reduced to sparse gains when at most this share of its pairs
@@ -109,12 +111,13 @@ def check_refine_method(method):
     return "local" if meth == "auto" else meth
 
 
-def _check_budget(name, value, default):
+def check_budget(name, value, default, low=0):
+    """``value`` as an int of at least ``low`` (``None``: ``default``)."""
     if value is None:
         return default
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low:
         raise InvalidParameterError(
-            f"The {name!r} parameter must be an int in the range [0, inf). Got {value!r} instead.")
+            f"The {name!r} parameter must be an int in the range [{low}, inf). Got {value!r} instead.")
     return int(value)
 
 
@@ -191,6 +194,11 @@ def gain_layout(problem, sparse_share=SPARSE_SHARE):
 
 
 # ------------------------------------------------------------------- clusterings
+def _refine_rng(entropy, candidate):
+    """The node-order stream of one refined candidate."""
+    return np.random.default_rng(np.random.SeedSequence(entropy, spawn_key=(_REFINE_KEY, candidate)))
+
+
 def _visit_order(rng, n, block):
     """A seeded node order: blocks of ``block`` consecutive ids in random order.
 
@@ -313,9 +321,9 @@ def refine_clustering(problem, labels, *, seed=None, max_sweeps=None, time_limit
         raise UnsupportedProblemError(f"correlation clustering with structure {problem.structure!r}")
     labels = check_labels(labels, problem.n)
     before = clustering_objective(problem, labels)  # also checks the cliques of cd
-    max_sweeps = _check_budget("max_sweeps", max_sweeps, MAX_SWEEPS)
+    max_sweeps = check_budget("max_sweeps", max_sweeps, MAX_SWEEPS)
     deadline = start + _check_time_limit(time_limit)
-    rng = np.random.default_rng(np.random.SeedSequence(seed_entropy(seed), spawn_key=(_REFINE_KEY,)))
+    rng = _refine_rng(seed_entropy(seed), 0)
     return _refine_labels(problem, labels, before, rng, max_sweeps, deadline, start)
 
 
@@ -386,7 +394,7 @@ def refine_cut(problem, in_cut, *, max_passes=None, time_limit=None):
     """
     start = time.perf_counter()
     in_cut = check_in_cut(in_cut, problem.n)
-    max_passes = _check_budget("max_passes", max_passes, MAX_FM_PASSES)
+    max_passes = check_budget("max_passes", max_passes, MAX_FM_PASSES)
     deadline = start + _check_time_limit(time_limit)
     return _refine_side(problem, in_cut, max_passes, deadline, start)
 
@@ -424,8 +432,9 @@ def _refine_side(problem, in_cut, max_passes, deadline, start):
 
 
 # ------------------------------------------------------------------------ driver
-def refine_rounding(problem, rounding, *, method="local", seed=None, time_limit=None):
-    """Refine a :class:`~metricopt.rounding.Rounding` in place of its answer.
+def refine_rounding(problem, rounding, *, method="local", seed=None, time_limit=None,
+                    candidates=None):
+    """Refine the answer of a :class:`~metricopt.rounding.Rounding`.
 
     Parameters
     ----------
@@ -435,24 +444,30 @@ def refine_rounding(problem, rounding, *, method="local", seed=None, time_limit=
     method : {"local", "auto", "none"}
         ``"none"`` leaves the answer as it is (``refine`` records that).
     seed : int, SeedSequence, Generator or None
-        Seeds the node orders (``cc``, ``cd``).
+        Seeds the node orders (``cc``, ``cd``): candidate ``c`` draws from
+        ``SeedSequence(entropy, spawn_key=(8, c))``.
     time_limit : float or None
-        Seconds after which the search stops between two sweeps.
+        Seconds after which the search stops between two sweeps (for all candidates).
+    candidates : list of tuple or None
+        ``cc``, ``cd``: tries ``(objective, method, labels, n_repaired)`` of the rounding,
+        cheapest first; each is refined and the best refined answer kept (ties: the
+        earlier candidate). ``None``: the rounding's own answer only.
 
     Returns
     -------
     Rounding
-        A copy whose ``objective``, ``labels``, ``n_clusters`` (and ``in_cut``,
-        ``cut_edges``, ``side_sizes`` for ``sc``) are the refined answer's, with a
-        ``refine`` entry ``{method, objective_before, moves, merges, sweeps, layout,
-        stopped, elapsed}``.
+        A copy whose ``objective``, ``labels``, ``n_clusters`` (``sc``: also ``in_cut``,
+        ``cut_edges``, ``side_sizes``; ``cc``, ``cd``: ``method`` and ``n_repaired`` of the
+        winning candidate) are the refined answer's, with a ``refine`` entry ``{method,
+        objective_before, candidates, moves, merges, sweeps, layout, stopped,
+        elapsed}``; ``objective_before`` is the rounding's objective.
     """
     method = check_refine_method(method)
     out = type(rounding)(rounding)
     before = float(rounding["objective"])
     if method == "none":
-        out["refine"] = dict(method="none", objective_before=before, moves=0, merges=0, sweeps=0,
-                             layout=None, stopped=None, elapsed=0.0)
+        out["refine"] = dict(method="none", objective_before=before, candidates=0, moves=0,
+                             merges=0, sweeps=0, layout=None, stopped=None, elapsed=0.0)
         return out
     start = time.perf_counter()
     deadline = start + _check_time_limit(time_limit)
@@ -460,14 +475,28 @@ def refine_rounding(problem, rounding, *, method="local", seed=None, time_limit=
         res = _refine_side(problem, np.asarray(rounding["in_cut"], dtype=bool), MAX_FM_PASSES,
                            deadline, start)
         out.update(in_cut=res.in_cut, cut_edges=res.cut_edges, side_sizes=res.side_sizes)
+        n_cands = 1
     else:
-        rng = np.random.default_rng(
-            np.random.SeedSequence(seed_entropy(seed), spawn_key=(_REFINE_KEY,)))
-        res = _refine_labels(problem, np.asarray(rounding["labels"], dtype=np.int64), before, rng,
-                             MAX_SWEEPS, deadline, start)
+        if candidates is None:
+            candidates = [(before, rounding.get("method"), rounding["labels"],
+                           rounding.get("n_repaired", 0))]
+        entropy = seed_entropy(seed)
+        res = None
+        for c, (value, meth, labels, repaired) in enumerate(candidates):
+            if c > 0 and time.perf_counter() > deadline:
+                break
+            got = _refine_labels(problem, np.asarray(labels, dtype=np.int64), float(value),
+                                 _refine_rng(entropy, c), MAX_SWEEPS, deadline, start)
+            if res is None or got.objective < res.objective:
+                res, winner = got, (meth, repaired)
+        n_cands = c + 1
+        out["method"] = winner[0]
+        if problem.kind == "cd":
+            out["n_repaired"] = winner[1]
     out.update(objective=res.objective, labels=res.labels, n_clusters=res.n_clusters)
-    out["refine"] = {k: res[k] for k in ("method", "objective_before", "moves", "merges", "sweeps",
-                                         "layout", "stopped", "elapsed")}
+    out["refine"] = {k: res[k] for k in ("method", "moves", "merges", "sweeps", "layout", "stopped")}
+    out["refine"].update(objective_before=before, candidates=n_cands,
+                         elapsed=time.perf_counter() - start)
     return out
 
 
@@ -488,7 +517,8 @@ def refine_section(rounding):
     return {
         "objective": info["objective_before"],
         "refined_objective": rounding.get("objective"),
-        "refine": {"method": info["method"], "moves": info["moves"], "merges": info["merges"],
+        "refine": {"method": info["method"], "candidates": info.get("candidates"),
+                   "moves": info["moves"], "merges": info["merges"],
                    "sweeps": info["sweeps"], "layout": info["layout"], "stopped": info["stopped"],
                    "seconds": info["elapsed"]},
     }
