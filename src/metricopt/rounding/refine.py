@@ -327,8 +327,9 @@ def refine_clustering(problem, labels, *, seed=None, max_sweeps=None, time_limit
     return _refine_labels(problem, labels, before, rng, max_sweeps, deadline, start)
 
 
-def _refine_labels(problem, labels, before, rng, max_sweeps, deadline, start):
-    gains = gain_layout(problem)
+def _refine_labels(problem, labels, before, rng, max_sweeps, deadline, start, gains=None):
+    if gains is None:
+        gains = gain_layout(problem)
     work = canonical_labels(labels)
     moves, merges, sweeps, stopped = _local_search(gains, work, rng, max_sweeps, deadline)
     work = canonical_labels(work)
@@ -481,12 +482,13 @@ def refine_rounding(problem, rounding, *, method="local", seed=None, time_limit=
             candidates = [(before, rounding.get("method"), rounding["labels"],
                            rounding.get("n_repaired", 0))]
         entropy = seed_entropy(seed)
+        gains = gain_layout(problem)  # shared by the candidates
         res = None
         for c, (value, meth, labels, repaired) in enumerate(candidates):
             if c > 0 and time.perf_counter() > deadline:
                 break
             got = _refine_labels(problem, np.asarray(labels, dtype=np.int64), float(value),
-                                 _refine_rng(entropy, c), MAX_SWEEPS, deadline, start)
+                                 _refine_rng(entropy, c), MAX_SWEEPS, deadline, start, gains)
             if res is None or got.objective < res.objective:
                 res, winner = got, (meth, repaired)
         n_cands = c + 1
