@@ -220,12 +220,13 @@ def _per_method_text(rnd):
 
 
 def _refine_text(rnd, lower_bound):
-    """``local: 12 moves, 1 merge, 25.3 -> 24.9 (ratio 1.07 -> 1.05), 0.01 s``."""
+    """``local (best of 4 tries): 12 moves, 1 merges, 25.3 -> 24.9 (ratio ...), 0.01 s``."""
     info = rnd.get("refine")
     if not info or info.get("method") == "none":
         return "none"
     before, after = rnd.get("objective"), rnd.get("refined_objective")
-    text = (f"{info['method']}: {info['moves']} moves, {info['merges']} merges, "
+    tries = f" (best of {info['candidates']} tries)" if (info.get("candidates") or 1) > 1 else ""
+    text = (f"{info['method']}{tries}: {info['moves']} moves, {info['merges']} merges, "
             f"{_num(before, '.10g')} -> {_num(after, '.10g')}")
     if lower_bound is not None and before is not None and after is not None and float(lower_bound) > 0:
         text += f" (ratio {float(before) / float(lower_bound):.6f} -> {float(after) / float(lower_bound):.6f})"
