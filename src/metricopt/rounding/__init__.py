@@ -148,9 +148,10 @@ def round_solution(problem, x, *, method="auto", n_tries=20, seed=None, compare=
         ``cd`` keeping cliques), Fiduccia-Mattheyses moves (``sc``). Its budget is
         counted in sweeps over the problem, and its node orders come from ``seed``.
     refine_candidates : int, default=4
-        ``cc``, ``cd``: how many of the cheapest distinct tries are refined; the best
-        refined answer is kept (a try's rank before refinement is a poor guide to where
-        the local search ends).
+        ``cc``, ``cd``: how many of the cheapest distinct tries are refined (each with
+        its own node orders; when fewer tries differ, the cheapest is refined again);
+        the best refined answer is kept (a try's rank before refinement is a poor guide
+        to where the local search ends).
     refine_time_limit : float or None
         Seconds after which the refinement stops early (between two sweeps).
 
@@ -243,6 +244,9 @@ def round_solution(problem, x, *, method="auto", n_tries=20, seed=None, compare=
         if others:
             out["per_method"].update(
                 _round_clustering(problem, x, others, n_tries, entropy)[0]["per_method"])
+        # fewer distinct tries than candidates (an integral x): the cheapest one again,
+        # refined with other node orders
+        candidates += [candidates[0]] * (keep - len(candidates))
     out.update(n_tries=n_tries, seed=entropy)
     out = refine_rounding(problem, out, method=refine_method, seed=entropy,
                           time_limit=refine_time_limit,
