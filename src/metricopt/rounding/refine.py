@@ -19,8 +19,10 @@ local search can make it.
 * ``sc``: Fiduccia-Mattheyses passes [4]_ of single-node moves across the cut, scored by
   ``phi(S) = n cut(S) / (|S| |V \\ S|)``, the best prefix of each pass kept.
 
-The budget is counted in sweeps and passes, a fixed multiple of the problem's size,
-never in seconds: the same input and seed give the same answer. A ``time_limit`` may
+After a rounding, the :data:`REFINE_CANDIDATES` cheapest distinct tries are refined, each
+with its own seeded node orders, and the best result is kept: where local search ends up
+depends more on the start than the start's own cost says. The budget is counted in sweeps
+and passes, a fixed multiple of the problem's size, never in seconds: the same input and seed give the same answer. A ``time_limit`` may
 only stop the search early (between sweeps), and the result says so.
 
 References
