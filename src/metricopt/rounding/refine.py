@@ -216,7 +216,11 @@ def _visit_order(rng, n, block):
 
 
 def _local_search(gains, labels, rng, max_sweeps, deadline):
-    """Alternate node sweeps and merge passes; returns the counters and why it stopped."""
+    """Alternate node sweeps and merge passes.
+
+    Returns the moves, merges and sweeps made, why it stopped, and the summed gains (the
+    cost decrease, up to round-off).
+    """
     n = labels.size
     sizes = np.bincount(labels, minlength=n).astype(np.int64)
     acc = np.zeros(n, dtype=np.float64)
@@ -227,6 +231,7 @@ def _local_search(gains, labels, rng, max_sweeps, deadline):
     sparse = gains["layout"] == "sparse"
     tol = gains["tol"]
     moves = merges = sweeps = 0
+    total = 0.0
     stopped = "budget"
     merge_next = False
     while sweeps < max_sweeps:
@@ -236,13 +241,14 @@ def _local_search(gains, labels, rng, max_sweeps, deadline):
         sweeps += 1
         if merge_next:
             if sparse:
-                made, _ = _rk.merge_pass_sparse(gains["indptr"], gains["indices"], gains["delta"],
+                made, gain = _rk.merge_pass_sparse(gains["indptr"], gains["indices"], gains["delta"],
                                                 gains["s0"], gains["clique"], tol, labels, sizes,
                                                 head, nxt, tail, acc, cnt, touched)
             else:
-                made, _ = _rk.merge_pass_dense(gains["w"], gains["d"], n, tol, labels, sizes,
+                made, gain = _rk.merge_pass_dense(gains["w"], gains["d"], n, tol, labels, sizes,
                                                head, nxt, tail, acc, cnt, touched)
             merges += made
+            total += gain
             if made == 0:
                 stopped = "converged"
                 break
@@ -250,15 +256,16 @@ def _local_search(gains, labels, rng, max_sweeps, deadline):
             continue
         order = _visit_order(rng, n, 1 if sparse else DENSE_BLOCK)
         if sparse:
-            made, _ = _rk.move_sweep_sparse(order, gains["indptr"], gains["indices"], gains["delta"],
+            made, gain = _rk.move_sweep_sparse(order, gains["indptr"], gains["indices"], gains["delta"],
                                             gains["s0"], gains["clique"], tol, labels, sizes,
                                             acc, cnt, touched, free)
         else:
-            made, _ = _rk.move_sweep_dense(order, gains["w"], gains["d"], n, tol, labels, sizes,
+            made, gain = _rk.move_sweep_dense(order, gains["w"], gains["d"], n, tol, labels, sizes,
                                            acc, cnt, touched, free)
         moves += made
+        total += gain
         merge_next = made == 0
-    return moves, merges, sweeps, stopped
+    return moves, merges, sweeps, stopped, total
 
 
 @for_kinds("cc", "cd")
@@ -329,23 +336,38 @@ def refine_clustering(problem, labels, *, seed=None, max_sweeps=None, time_limit
     return _refine_labels(problem, labels, before, rng, max_sweeps, deadline, start)
 
 
-def _refine_labels(problem, labels, before, rng, max_sweeps, deadline, start, gains=None):
+def _refine_labels(problem, labels, before, rng, max_sweeps, deadline, start, gains=None,
+                   exact=True):
+    """Local search from ``labels`` (cost ``before``).
+
+    With ``exact`` the refined cost is recomputed from the labels (and the given labels
+    kept if round-off made them no better); otherwise it is ``before`` minus the summed
+    gains, for ranking candidates, and the caller recomputes the one it keeps.
+    """
     if gains is None:
         gains = gain_layout(problem)
     work = canonical_labels(labels)
-    moves, merges, sweeps, stopped = _local_search(gains, work, rng, max_sweeps, deadline)
+    moves, merges, sweeps, stopped, total = _local_search(gains, work, rng, max_sweeps, deadline)
     work = canonical_labels(work)
-    score = cc_cost if problem.kind == "cc" else cd_cost
-    after = score(problem, work)
-    if after > before:  # only round-off can do this; keep the given answer
-        work, after = canonical_labels(labels), before
-    if problem.kind == "cd" and find_non_clique(problem, work) is not None:
-        raise RuntimeError("cluster-deletion refinement produced a cluster that is not a clique")
+    after = before - total
+    if exact:
+        work, after = _exact(problem, work, labels, before)
     n = problem.n
     return Refinement(method="local", objective_before=float(before), objective=float(after),
                       labels=work, n_clusters=int(work.max()) + 1 if n else 0, moves=int(moves),
                       merges=int(merges), sweeps=int(sweeps), layout=gains["layout"],
                       stopped=stopped, elapsed=time.perf_counter() - start)
+
+
+def _exact(problem, refined, given, before):
+    """``(labels, cost)`` of the refined clustering, or of the given one if no better."""
+    score = cc_cost if problem.kind == "cc" else cd_cost
+    after = score(problem, refined)
+    if after > before:  # only round-off can do this; keep the given answer
+        refined, after = canonical_labels(given), before
+    if problem.kind == "cd" and find_non_clique(problem, refined) is not None:
+        raise RuntimeError("cluster-deletion refinement produced a cluster that is not a clique")
+    return refined, float(after)
 
 
 # -------------------------------------------------------------------------- cuts
@@ -490,10 +512,16 @@ def refine_rounding(problem, rounding, *, method="local", seed=None, time_limit=
             if c > 0 and time.perf_counter() > deadline:
                 break
             got = _refine_labels(problem, np.asarray(labels, dtype=np.int64), float(value),
-                                 _refine_rng(entropy, c), MAX_SWEEPS, deadline, start, gains)
+                                 _refine_rng(entropy, c), MAX_SWEEPS, deadline, start, gains,
+                                 exact=False)
             if res is None or got.objective < res.objective:
-                res, winner = got, (meth, repaired)
+                res, winner = got, (meth, repaired, labels, float(value))
         n_cands = c + 1
+        res["labels"], res["objective"] = _exact(problem, res.labels, winner[2], winner[3])
+        if res.objective > before:  # round-off between candidates: keep the rounding's answer
+            res["labels"], res["objective"] = canonical_labels(rounding["labels"]), before
+            winner = (rounding.get("method"), rounding.get("n_repaired", 0))
+        res["n_clusters"] = int(res.labels.max()) + 1 if problem.n else 0
         out["method"] = winner[0]
         if problem.kind == "cd":
             out["n_repaired"] = winner[1]
