@@ -270,8 +270,6 @@ def test_refine_cd_rejects_non_clique_input():
 def test_refine_cut_never_worse(seed):
     rng = np.random.default_rng(seed)
     graph = planted_graph(rng, [int(v) for v in rng.integers(4, 12, 2)], 0.6, 0.1)
-    from metricopt.rounding.objectives import sc_edges  # noqa: F401  (problem built below)
-
     problem = build_problem("sc", graph)
     side = np.zeros(graph.n, bool)
     side[rng.permutation(graph.n)[: int(rng.integers(1, graph.n))]] = True

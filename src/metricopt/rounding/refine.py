@@ -22,8 +22,9 @@ local search can make it.
 After a rounding, the :data:`REFINE_CANDIDATES` cheapest distinct tries are refined, each
 with its own seeded node orders, and the best result is kept: where local search ends up
 depends more on the start than the start's own cost says. The budget is counted in sweeps
-and passes, a fixed multiple of the problem's size, never in seconds: the same input and seed give the same answer. A ``time_limit`` may
-only stop the search early (between sweeps), and the result says so.
+and passes, a fixed multiple of the problem's size, never in seconds: the same input and
+seed give the same answer. A ``time_limit`` may only stop the search early (between
+sweeps), and the result says so.
 
 References
 ----------
@@ -53,8 +54,8 @@ from ._checks import canonical_labels, check_in_cut, check_labels, for_kinds, se
 from .objectives import cc_cost, cd_cost, cut_value, find_non_clique, sc_edges
 from .sweep import sc_adjacency
 
-__all__ = ["Refinement", "refine_rounding", "refine_section", "REFINE_CANDIDATES", "refine_clustering", "refine_cut", "REFINE_METHODS",
-           "MAX_SWEEPS", "MAX_FM_PASSES"]
+__all__ = ["Refinement", "refine_clustering", "refine_cut", "refine_rounding", "refine_section",
+           "REFINE_METHODS", "REFINE_CANDIDATES", "MAX_SWEEPS", "MAX_FM_PASSES"]
 
 #: Sweeps of node moves plus passes of merges allowed to one refinement of a clustering.
 #: Each costs O(n + pairs that differ from the background gain), O(n^2) for dense gains.
