@@ -222,7 +222,7 @@ def test_seeded_runs_are_reproducible_and_seeds_matter(rng):
     assert len(outcomes) > 1
     # a method gives the same tries alone as inside "auto"
     auto = round_solution(prob, x, method="auto", n_tries=4, seed=7)
-    alone = round_solution(prob, x, method="threshold", n_tries=4, seed=7)
+    alone = round_solution(prob, x, method="threshold", n_tries=4, seed=7, refine="none")
     assert auto.per_method["threshold"] == alone.objective
 
 
@@ -254,9 +254,11 @@ def test_integral_x_gives_back_its_clustering(structure, rng):
     x = x_from_labels(prob, truth)
     expected = evaluate(prob, labels=truth)
     for method in ("pivot", "threshold", "region-growing", "auto"):
-        r = round_solution(prob, x, method=method, n_tries=3, seed=1)
+        r = round_solution(prob, x, method=method, n_tries=3, seed=1, refine="none")
         assert np.array_equal(r.labels, truth), method
         assert r.objective == expected
+        refined = round_solution(prob, x, method=method, n_tries=3, seed=1)
+        assert refined.refine["objective_before"] == expected >= refined.objective
     assert np.array_equal(region_growing(prob, x, seed=5), truth)
     assert np.array_equal(threshold_pivot(prob, x, seed=5), truth)
 
@@ -614,5 +616,7 @@ def test_builder_problems_round_and_evaluate():
     r = round_solution(sc, sc_lp(sc)[0], seed=0)
     assert r.objective == pytest.approx(naive.sparsest_cut_brute_force(graph.n, graph.edges.tolist()))
     cd = cluster_deletion(graph)
-    r = round_solution(cd, np.ones(graph.m), seed=0)  # x = 1: every node alone
+    r = round_solution(cd, np.ones(graph.m), seed=0, refine="none")  # x = 1: every node alone
     assert r.objective == graph.m and r.n_clusters == graph.n
+    r = round_solution(cd, np.ones(graph.m), seed=0)  # the refinement joins cliques
+    assert r.objective < graph.m and r.objective == clustering_objective(cd, r.labels)

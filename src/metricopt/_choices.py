@@ -8,7 +8,7 @@ pandas and scipy imports.
 """
 
 __all__ = ["PROBLEM_KINDS", "STRUCTURES", "FORMATS", "WEIGHT_MODES", "RELAXATIONS", "MN_SOURCES",
-           "ROUNDING_METHODS", "ROUNDING_AUTO", "DELTA_RANGE", "EPSILON_MIN"]
+           "ROUNDING_METHODS", "ROUNDING_AUTO", "REFINE_METHODS", "DELTA_RANGE", "EPSILON_MIN"]
 
 PROBLEM_KINDS = {
     "cc": "correlation clustering",
@@ -52,6 +52,9 @@ ROUNDING_AUTO = {
     "sc": ("sweep", "spectral"),
     "cd": ("pivot",),
 }
+
+#: Local-search refinement after a rounding (``"auto"`` is ``"local"``; ``"none"``: off).
+REFINE_METHODS = ("auto", "local", "none")
 
 #: ``delta`` of the Jaccard transform lies strictly inside this interval: ``J - delta``
 #: must stay in (-1, 1) for every Jaccard coefficient ``J`` in [0, 1], or the log-odds

@@ -36,9 +36,9 @@ Values are parsed like the CLI's ``--option KEY=VALUE``: JSON numbers, ``true``,
 ``false`` and ``null`` become numbers, booleans and None, anything else stays a string.
 Each parameter goes where the pipeline expects it: a parameter of the problem's builder
 (``weights``, ``delta``, ``epsilon``, ``resolution``, ``relaxation``, ``p``, ``source``) to
-``problem_params``; ``round``, ``round_tries``, ``round_seed`` to the rounding options
-(method, n_tries, seed); ``format`` and ``keep_all_components`` to the graph reader;
-everything else (``tol``, ``gap_tol``, ``max_iter``, ``time_limit``, ``threads``,
+``problem_params``; ``round``, ``round_tries``, ``round_seed``, ``refine`` to the rounding
+options (method, n_tries, seed, refine); ``format`` and ``keep_all_components`` to the graph
+reader; everything else (``tol``, ``gap_tol``, ``max_iter``, ``time_limit``, ``threads``,
 ``seed``, ``gamma``, ``lam``, ...) to the solver options, where an unknown name fails
 that job. A prefix forces the destination: ``problem.KEY``, ``solver.KEY``,
 ``round.KEY``, ``read.KEY``.
@@ -93,7 +93,8 @@ SUMMARY_COLUMNS = (
 )
 
 _RESERVED = ("id", "graph", "problem", "method", "out", "params")
-_ROUNDING_KEYS = {"round": "method", "round_tries": "n_tries", "round_seed": "seed"}
+_ROUNDING_KEYS = {"round": "method", "round_tries": "n_tries", "round_seed": "seed",
+                  "refine": "refine"}
 _READ_KEYS = {"format": "fmt", "fmt": "fmt", "keep_all_components": "keep_all_components"}
 _PREFIXES = ("problem", "solver", "round", "read")
 _CRASH = "the worker process died (out of memory, or a crash in native code)"

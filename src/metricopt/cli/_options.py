@@ -17,6 +17,7 @@ from .._choices import (
     EPSILON_MIN,
     FORMATS,
     PROBLEM_KINDS,
+    REFINE_METHODS,
     RELAXATIONS,
     ROUNDING_METHODS,
     WEIGHT_MODES,
@@ -273,6 +274,13 @@ def rounding_options(fn):
                           "the LP roundings (pip install 'metricopt[leiden]')."),
         click.option("--round-tries", type=click.IntRange(min=1), default=20, show_default=True,
                      help="Seeded tries per randomised rounding method; the best is kept."),
+        click.option("--refine", "refine", type=click.Choice(REFINE_METHODS, case_sensitive=False),
+                     default="auto", show_default=True,
+                     help="Local search on the rounded answer: node moves and cluster merges "
+                          "(cc; cd keeping every cluster a clique), Fiduccia-Mattheyses moves "
+                          "(sc), each made only when it lowers the objective; its budget is a "
+                          "fixed number of sweeps over the problem, seeded by --seed. 'auto' "
+                          "is 'local'; 'none' reports the rounding as it is."),
     ])
 
 
@@ -406,7 +414,8 @@ def check_applicable(ctx, kind, opts, *, bound_only):
     _check_resolution(ctx, kind, opts)
     if not bound_only:
         if kind == "mn":
-            for name, flag in (("round_method", "--round"), ("round_tries", "--round-tries")):
+            for name, flag in (("round_method", "--round"), ("round_tries", "--round-tries"),
+                               ("refine", "--refine")):
                 if _given(ctx, name):
                     raise click.UsageError(f"{flag} does not apply to mn (metric nearness "
                                            f"has no rounding)", ctx)

@@ -229,6 +229,20 @@ def _relaxation_text(problem):
             "LP, below the full LP's")
 
 
+def _refine_text(rnd, lower_bound):
+    """``local (best of 4 tries): 12 moves, 1 merges, 25.3 -> 24.9 (ratio ...), 0.01 s``."""
+    info = rnd.get("refine")
+    if not info or info.get("method") == "none":
+        return "none"
+    before, after = rnd.get("objective"), rnd.get("refined_objective")
+    tries = f" (best of {info['candidates']} tries)" if (info.get("candidates") or 1) > 1 else ""
+    text = (f"{info['method']}{tries}: {info['moves']} moves, {info['merges']} merges, "
+            f"{_num(before, '.10g')} -> {_num(after, '.10g')}")
+    if lower_bound is not None and before is not None and after is not None and float(lower_bound) > 0:
+        text += f" (ratio {float(before) / float(lower_bound):.6f} -> {float(after) / float(lower_bound):.6f})"
+    return text + f", {info['stopped']}, {_num(info.get('seconds'), '.3f')} s"
+
+
 def run_summary(report):
     """Summary table of a ``solve`` or ``bound`` run."""
     graph, problem, rnd = report["graph"], report["problem"], report.get("rounding")
@@ -250,6 +264,7 @@ def run_summary(report):
             ("rounding", f"{rnd['method']}, {rnd['n_clusters']} clusters, seed {rnd['seed']}"
              if problem["kind"] != "sc" else f"{rnd['method']}, seed {rnd['seed']}"),
             ("per method", _per_method_text(rnd)),
+            ("refinement", _refine_text(rnd, report.get("lower_bound"))),
         ]
     rows += _score_rows(report.get("scores"))
     rows += [
@@ -279,6 +294,20 @@ def evaluation(result):
                      _ratio_text(result.get("approximation_ratio"), result["lower_bound"],
                                  result.get("objective"))))
     rows += _score_rows(result.get("scores"))
+    refined = result.get("refined")
+    if refined is not None:
+        size = ("refined clusters", str(refined["n_clusters"])) if "n_clusters" in refined else \
+            ("refined cut size", str(refined["cut_size"]))
+        rows += [
+            size,
+            ("refined objective", _num(refined["objective"], ".10g")),
+            ("refinement", f"{refined['moves']} moves, {refined['merges']} merges, "
+                           f"{refined['stopped']}, {_num(refined['seconds'], '.3f')} s"
+             + (f", written to {refined['file']}" if refined.get("file") else "")),
+        ]
+        if result.get("lower_bound") is not None:
+            rows.append(("refined ratio", _ratio_text(refined.get("approximation_ratio"),
+                                                      result["lower_bound"], refined["objective"])))
     _console().print(_kv_table(None, rows))
 
 

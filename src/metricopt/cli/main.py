@@ -13,6 +13,7 @@ from pathlib import Path
 
 import click
 
+from .._choices import REFINE_METHODS
 from ..exceptions import ConvergenceWarning, MetricOptError
 from . import _render as render
 from ..solvers import registered_solvers
@@ -182,7 +183,7 @@ def _run(ctx, kind, graph, opts, *, bound_only):
     rounding = None
     if not bound_only:
         rounding = {"method": opts["round_method"].lower(), "n_tries": opts["round_tries"],
-                    "seed": opts.get("seed")}
+                    "seed": opts.get("seed"), "refine": opts["refine"].lower()}
     with render.RunProgress(quiet=opts["quiet"]) as progress:
         outcome = _pipeline().run(
             graph, kind, method=opts["method"].lower(), problem_params=params,
@@ -270,30 +271,43 @@ def bound(ctx, kind, graph, **opts):
 @click.option("--report", "report_path", type=click.Path(), default=None,
               help="A run's report.json (or its directory): use its lower bound and problem "
                    "parameters.")
+@click.option("--refine", type=click.Choice(REFINE_METHODS, case_sensitive=False), default="none",
+              show_default=True,
+              help="Also improve the clustering (cut) by local search, as solve does after "
+                   "its rounding, and report the refined objective and ratio beside the "
+                   "given ones ('auto' is 'local').")
+@click.option("--refined-out", type=click.Path(dir_okay=False), default=None, metavar="FILE",
+              help="Write the refined clustering (cut) there, as clusters.csv (cut.csv).")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True,
+              help="Seed of the refinement's node orders.")
 @problem_options
 @read_options
 @click.option("--json", "as_json", is_flag=True, default=False,
               help="Print the evaluation as JSON on stdout.")
-def evaluate(kind, graph, file, lower_bound, report_path, as_json, **opts):
+def evaluate(kind, graph, file, lower_bound, report_path, as_json, refine, refined_out, seed, **opts):
     """Score a clustering or cut of GRAPH and, given a lower bound, its certified ratio.
 
     The file has one node per line: "node,cluster" CSV (as clusters.csv) or
     whitespace-separated "node cluster"; for sc, "node,in_cut" with in_cut 0 or 1 (as
     cut.csv). Node names are the labels of the graph file; every node of the graph
-    (after pre-processing) must appear once.
+    (after pre-processing) must appear once. --refine local also improves it by the
+    local search solve runs after its rounding and reports both objectives and ratios.
 
     Example:
 
-        metricopt evaluate cc karate louvain.csv --report runs/karate-cc
+        metricopt evaluate cc karate louvain.csv --report runs/karate-cc --refine local
     """
     if lower_bound is not None and report_path is not None:
         raise click.UsageError("use either --lower-bound or --report, not both")
+    if refined_out is not None and refine.lower() == "none":
+        raise click.UsageError("--refined-out needs --refine local")
     if report_path is not None and Path(report_path).is_dir():
         report_path = str(Path(report_path) / "report.json")
     result = _pipeline().evaluate_file(
         graph, kind, file, problem_params=collect_problem_params(
             kind, opts, _pipeline().problem_parameters(kind)),
         read_options=collect_read_options(opts), lower_bound=lower_bound, report=report_path,
+        refine=refine.lower(), seed=seed, refined_out=refined_out,
     )
     render.evaluation(result)
     if as_json:

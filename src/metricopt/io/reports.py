@@ -26,8 +26,10 @@ File formats
     ``iterations``, ``solve_seconds``, ``compile_seconds`` (kernels compiled or loaded
     before the solve clock started), ``total_seconds``, ``peak_memory_bytes``,
     ``rounding`` {method, requested_method, n_tries, seed, n_clusters, per_method,
-    per_method_ratio, objective} (null without rounding), ``solver_extras``,
-    ``warnings``, ``files``.
+    per_method_ratio, objective (the rounding's), refined_objective, refine {method,
+    candidates, moves, merges, sweeps, layout, stopped, seconds}} (null without rounding;
+    ``rounded_objective`` and ``approximation_ratio`` are the refined answer's, which
+    ``clusters.csv`` / ``cut.csv`` hold), ``solver_extras``, ``warnings``, ``files``.
 
     The ratios are defined in :mod:`metricopt.pipeline`. :func:`read_report_json`
     reads the file back; :mod:`metricopt.reporting` flattens many into a table, and

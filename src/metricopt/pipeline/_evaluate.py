@@ -12,7 +12,7 @@ __all__ = ["evaluate_file"]
 
 
 def evaluate_file(source, kind, path, *, problem_params=None, read_options=None,
-                  lower_bound=None, report=None):
+                  lower_bound=None, report=None, refine="none", seed=None, refined_out=None):
     """Score a clustering or cut file and, given a lower bound, certify its ratio.
 
     Parameters
@@ -30,6 +30,14 @@ def evaluate_file(source, kind, path, *, problem_params=None, read_options=None,
     report : str or os.PathLike or None
         A ``report.json``; its lower bound and problem parameters are used (parameters
         given explicitly must agree with it), and its graph size must match.
+    refine : {"none", "local", "auto"}, default="none"
+        Also improve the clustering or cut by local search
+        (:func:`metricopt.rounding.refine_clustering`, :func:`~metricopt.rounding.refine_cut`)
+        and report the refined answer beside the given one.
+    seed : int or None
+        Seeds the refinement's node orders.
+    refined_out : str or os.PathLike or None
+        Write the refined clustering (``node,cluster``) or cut (``node,in_cut``) here.
 
     Returns
     -------
@@ -43,7 +51,11 @@ def evaluate_file(source, kind, path, *, problem_params=None, read_options=None,
     from ..io import read_input
     from ..problems import build_problem
     from ..rounding import evaluate
+    from ..rounding.refine import check_refine_method
 
+    refine = check_refine_method(refine)
+    if refined_out is not None and refine == "none":
+        raise InvalidParameterError("refined_out needs refine='local'")
     params = dict(problem_params or {})
     read_options = dict(read_options or {})
     rep = None
@@ -81,7 +93,32 @@ def evaluate_file(source, kind, path, *, problem_params=None, read_options=None,
     out.update(objective=float(objective), lower_bound=lower_bound,
                approximation_ratio=_ratio(objective, lower_bound),
                scores=objective_scores(problem, objective, lower_bound))
+    if refine != "none":
+        out["refined"] = _refined_section(problem, in_cut if kind == "sc" else labels, seed,
+                                          lower_bound, refined_out)
     return to_jsonable(out)
+
+
+def _refined_section(problem, answer, seed, lower_bound, refined_out):
+    """Refine a given clustering or cut and describe the result (``evaluate --refine``)."""
+    from ..io.reports import write_clusters_csv, write_cut_csv
+    from ..rounding import refine_clustering, refine_cut
+
+    if problem.kind == "sc":
+        res = refine_cut(problem, answer)
+        size = {"cut_size": int(np.count_nonzero(res.in_cut))}
+    else:
+        res = refine_clustering(problem, answer, seed=seed)
+        size = {"n_clusters": res.n_clusters}
+    if refined_out is not None:
+        if problem.kind == "sc":
+            write_cut_csv(problem.labels, res.in_cut, refined_out)
+        else:
+            write_clusters_csv(problem.labels, res.labels, refined_out)
+    return {"objective": res.objective, "approximation_ratio": _ratio(res.objective, lower_bound),
+            "scores": objective_scores(problem, res.objective, lower_bound), **size,
+            "moves": res.moves, "merges": res.merges, "sweeps": res.sweeps, "stopped": res.stopped,
+            "seconds": res.elapsed, "file": None if refined_out is None else str(refined_out)}
 
 
 def _params_from_report(report, kind, params, path):

@@ -99,6 +99,8 @@ def _lp_value_below_bound(lp_value, lower_bound, max_violation):
 
 
 def _rounding_section(rounded, requested, lower_bound):
+    from ..rounding.refine import refine_section
+
     if rounded is None:
         return None
     per_method = rounded.get("per_method")
@@ -111,7 +113,7 @@ def _rounding_section(rounded, requested, lower_bound):
         "per_method": per_method,
         "per_method_ratio": None if per_method is None else {
             name: _ratio(value, lower_bound) for name, value in per_method.items()},
-        "objective": rounded.get("objective"),
+        **refine_section(rounded),
     }
 
 

@@ -26,7 +26,7 @@ from ._report import _build_report
 
 __all__ = ["RunOutcome", "run", "check_run_arguments"]
 
-_ROUNDING_KEYS = ("method", "n_tries", "seed")
+_ROUNDING_KEYS = ("method", "n_tries", "seed", "refine")
 
 
 @dataclass
@@ -288,6 +288,10 @@ def _rounding_options(rounding, solver_options):
         )
     opts.setdefault("method", "auto")
     opts.setdefault("n_tries", 20)
+    opts.setdefault("refine", "auto")
+    from ..rounding.refine import check_refine_method
+
+    check_refine_method(opts["refine"])
     if opts.get("seed") is None:
         opts["seed"] = solver_options.get("seed")
     if opts["seed"] is None:  # fresh, but recorded in the report (and fits an int64 column)
@@ -329,7 +333,7 @@ def _round(problem, x, opts):
 
     compare = "auto" if str(opts["method"]).lower() == "leiden" else None
     return round_solution(problem, x, method=opts["method"], n_tries=opts["n_tries"],
-                          seed=opts["seed"], compare=compare)
+                          seed=opts["seed"], compare=compare, refine=opts["refine"])
 
 
 def _write_outputs(outcome):

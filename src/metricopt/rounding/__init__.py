@@ -13,6 +13,10 @@ Methods per problem kind:
 * ``sc``: ``sweep`` and the LP-free ``spectral`` (``"auto"``: the better of both);
 * ``cd``: ``pivot`` (also ``"auto"``).
 
+Every answer is then refined by local search (:mod:`metricopt.rounding.refine`): node
+moves and cluster merges for ``cc`` and ``cd``, Fiduccia-Mattheyses moves for ``sc``; each
+move is made only when it lowers the objective. ``refine="none"`` turns it off.
+
 Metric nearness has no rounding: its answer is the metric itself.
 """
 
@@ -43,6 +47,15 @@ from .objectives import (
     sc_edges,
 )
 from .pivot import THRESHOLD, kwikcluster, lp_pivot, pivot_runner, sign_values, threshold_pivot
+from .refine import (
+    REFINE_CANDIDATES,
+    Refinement,
+    check_budget,
+    check_refine_method,
+    refine_clustering,
+    refine_cut,
+    refine_rounding,
+)
 from .region_growing import region_growing, region_runner
 from .sweep import sc_adjacency, spectral_cut, sweep_cut, sweep_from_x
 
@@ -61,6 +74,10 @@ __all__ = [
     "sweep_cut",
     "spectral_cut",
     "cluster_deletion_pivot",
+    "refine_rounding",
+    "refine_clustering",
+    "refine_cut",
+    "Refinement",
     "METHODS",
 ]
 
@@ -91,7 +108,8 @@ def _check_n_tries(n_tries):
 
 
 @for_kinds("cc", "sc", "cd")
-def round_solution(problem, x, *, method="auto", n_tries=20, seed=None, compare=None):
+def round_solution(problem, x, *, method="auto", n_tries=20, seed=None, compare=None,
+                   refine="auto", refine_candidates=REFINE_CANDIDATES, refine_time_limit=None):
     """Round a relaxation's solution into a clustering (cc, cd) or a cut (sc).
 
     Parameters
@@ -124,13 +142,27 @@ def round_solution(problem, x, *, method="auto", n_tries=20, seed=None, compare=
         but the answer is always ``method``'s (e.g. ``method="leiden",
         compare="auto"``: how Leiden fares against the LP roundings). Methods that need
         ``x`` are skipped when it is None.
+    refine : {"auto", "local", "none"}, default="auto"
+        Local search on the answer (``"auto"`` is ``"local"``; see
+        :func:`metricopt.rounding.refine_rounding`): node moves and merges (``cc``;
+        ``cd`` keeping cliques), Fiduccia-Mattheyses moves (``sc``). Its budget is
+        counted in sweeps over the problem, and its node orders come from ``seed``.
+    refine_candidates : int, default=4
+        ``cc``, ``cd``: how many of the cheapest distinct tries are refined (each with
+        its own node orders; when fewer tries differ, the cheapest is refined again);
+        the best refined answer is kept (a try's rank before refinement is a poor guide
+        to where the local search ends).
+    refine_time_limit : float or None
+        Seconds after which the refinement stops early (between two sweeps).
 
     Returns
     -------
     Rounding
         Fields ``kind, method, objective, labels, n_clusters, n_tries, seed,
-        per_method, elapsed``; ``sc`` adds ``in_cut, cut_edges, side_sizes`` and
-        ``cd`` adds ``n_repaired``. ``objective`` equals :func:`evaluate` of the answer.
+        per_method, refine, elapsed``; ``sc`` adds ``in_cut, cut_edges, side_sizes``
+        and ``cd`` adds ``n_repaired``. ``objective`` equals :func:`evaluate` of the
+        answer (after refinement); ``refine["objective_before"]`` is the rounding's and
+        ``per_method`` holds the roundings' own objectives.
 
     Raises
     ------
@@ -191,6 +223,9 @@ def round_solution(problem, x, *, method="auto", n_tries=20, seed=None, compare=
         others = tuple(m for m in _check_method(compare, kind)
                        if m not in methods and (x is not None or m in _NO_X))
     n_tries = _check_n_tries(n_tries)
+    refine_method = check_refine_method(refine)
+    refine_candidates = check_budget("refine_candidates", refine_candidates, REFINE_CANDIDATES,
+                                     low=1)
     entropy = seed_entropy(seed)
     if "leiden" in methods + others:
         from .leiden import require_leiden
@@ -204,11 +239,18 @@ def round_solution(problem, x, *, method="auto", n_tries=20, seed=None, compare=
         if others:
             out["per_method"].update(_round_cut(problem, x, others, entropy)["per_method"])
     else:
-        out = _round_clustering(problem, x, methods, n_tries, entropy)
+        keep = 1 if refine_method == "none" else refine_candidates
+        out, candidates = _round_clustering(problem, x, methods, n_tries, entropy, keep)
         if others:
             out["per_method"].update(
-                _round_clustering(problem, x, others, n_tries, entropy)["per_method"])
+                _round_clustering(problem, x, others, n_tries, entropy)[0]["per_method"])
+        # fewer distinct tries than candidates (an integral x): the cheapest one again,
+        # refined with other node orders
+        candidates += [candidates[0]] * (keep - len(candidates))
     out.update(n_tries=n_tries, seed=entropy)
+    out = refine_rounding(problem, out, method=refine_method, seed=entropy,
+                          time_limit=refine_time_limit,
+                          candidates=None if kind == "sc" else candidates)
     out["elapsed"] = time.perf_counter() - start
     return out
 
@@ -230,10 +272,26 @@ def _runners(problem, x, method):
     return method, region_runner(problem, x)
 
 
-def _round_clustering(problem, x, methods, n_tries, entropy):
+def _keep_best(cands, keep, value, method, labels, repaired):
+    """Insert a try into ``cands``: the ``keep`` cheapest distinct ones, ties in try order."""
+    if len(cands) == keep and value >= cands[-1][0]:
+        return
+    labels = canonical_labels(labels)
+    pos = len(cands)
+    for t, (v, _, lab, _) in enumerate(cands):
+        if v == value and np.array_equal(lab, labels):
+            return
+        if value < v and pos == len(cands):
+            pos = t
+    cands.insert(pos, (value, method, labels, int(repaired)))
+    del cands[keep:]
+
+
+def _round_clustering(problem, x, methods, n_tries, entropy, keep=1):
+    """Best try of ``methods``; also the ``keep`` cheapest distinct tries (for refinement)."""
     n = problem.n
     score = cc_cost if problem.kind == "cc" else cd_cost
-    best = None
+    cands = []
     per_method = {}
     for method in methods:
         stream, run = _runners(problem, x, method)
@@ -243,20 +301,19 @@ def _round_clustering(problem, x, methods, n_tries, entropy):
             value = score(problem, labels)
             if method not in per_method or value < per_method[method]:
                 per_method[method] = value
-            if best is None or value < best[0]:
-                best = (value, method, labels, int(repaired))
-    value, method, labels, repaired = best
-    labels = canonical_labels(labels)
-    if not is_partition(labels, n):
-        raise RuntimeError(f"rounding method {method!r} returned an invalid partition")
+            _keep_best(cands, keep, value, method, labels, repaired)
+    for value, method, labels, _ in cands:
+        if not is_partition(labels, n):
+            raise RuntimeError(f"rounding method {method!r} returned an invalid partition")
+        if problem.kind == "cd" and find_non_clique(problem, labels) is not None:
+            raise RuntimeError("cluster-deletion rounding returned a cluster that is not a clique")
+    value, method, labels, repaired = cands[0]
     result = Rounding(kind=problem.kind, method=method, objective=value, labels=labels,
                       n_clusters=int(labels.max()) + 1 if n else 0)
     if problem.kind == "cd":
-        if find_non_clique(problem, labels) is not None:
-            raise RuntimeError("cluster-deletion rounding returned a cluster that is not a clique")
         result["n_repaired"] = repaired
     result["per_method"] = per_method
-    return result
+    return result, cands
 
 
 def _round_cut(problem, x, methods, entropy):

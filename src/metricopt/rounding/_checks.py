@@ -39,7 +39,8 @@ class Rounding(RichResult):
         The method that produced the kept answer.
     objective : float
         Its objective: the clustering cost (``cc``, ``cd``) or ``phi`` of the cut
-        (``sc``), as :func:`metricopt.rounding.evaluate` computes it.
+        (``sc``), as :func:`metricopt.rounding.evaluate` computes it; after the
+        refinement when there was one.
     labels : ndarray of shape (n,), int64
         Cluster ids ``0..k-1`` in order of first appearance (node 0 is in cluster 0).
         For ``sc`` the two sides of the cut.
@@ -60,6 +61,10 @@ class Rounding(RichResult):
     lp_objective : float
         Objective of the rounded ``x`` in the relaxation (a lower bound on the optimum
         only if ``x`` is optimal for it).
+    refine : dict
+        The local search run on the kept answer (:mod:`metricopt.rounding.refine`):
+        ``method`` (``"local"`` or ``"none"``), ``objective_before`` (the rounding's
+        objective), ``moves``, ``merges``, ``sweeps``, ``layout``, ``stopped``, ``elapsed``.
     n_repaired : int
         ``cd`` only: candidates the clique guard refused in the kept try (0 whenever
         ``x`` satisfies the wedge constraints).

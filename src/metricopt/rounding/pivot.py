@@ -143,4 +143,5 @@ def kwikcluster(problem, seed=None, *, n_tries=1):
     """
     from . import round_solution
 
-    return round_solution(problem, None, method="kwikcluster", n_tries=n_tries, seed=seed)
+    return round_solution(problem, None, method="kwikcluster", n_tries=n_tries, seed=seed,
+                          refine="none")

@@ -1,0 +1,146 @@
+"""Certified ratio before and after the local-search refinement, and its cost (markdown).
+
+Usage::
+
+    python benchmarks/bench_refine.py [--cases cc:jazz,cc-unit:ca-GrQc:highs-lazy,...]
+        [--large] [--no-leiden] [--seed 0] [--data-dir DIR] [--out FILE]
+
+What it measures
+----------------
+Each case is one :func:`metricopt.pipeline.run` (solve, rounding with the default 20
+tries per method, refinement), seeded. From its report: the solve seconds, the LP value,
+the certified lower bound ``LB``, the rounding's objective (``rounding.objective``) and
+the refined one (``rounded_objective``), the refinement's seconds, moves and merges. The
+table gives
+
+* ``LP/LB``: how far the bound is from the LP value (the bound's share of the ratio);
+* ``rounded/LB`` and ``refined/LB``: the certified ratio before and after refinement;
+* ``refined/LP``: the clustering's share (the LP value is at most the optimum; a
+  clustering cannot do better than the optimum, so this part is the clustering's plus
+  the LP's integrality gap, and no bound can remove it);
+* ``Leiden/LB``: for ``cc``, the best of 5 seeded Leiden runs on the matching quality
+  function (``--round leiden``), refined the same way, for comparison with the best
+  clustering another method finds (skipped with ``--no-leiden`` or without leidenalg);
+* ``refine / solve``: the refinement's seconds over the solve's (same process, side by
+  side).
+
+Cases (``--cases``, comma-separated ``KIND:GRAPH[:METHOD]``): ``cc`` Jaccard weights,
+``cc-unit`` unit weights, ``cd`` cluster deletion, ``sc`` sparsest cut; METHOD defaults to
+``auto``. GRAPH is ``DATA_DIR/GRAPH.txt`` when that file exists (``--data-dir``, default
+``$METRICOPT_DATA`` or ``../shared/data`` next to the repository), else a dataset name.
+Default cases: Jaccard cc on jazz, netscience, USAir97, polblogs; unit cc on the same and
+ca-GrQc (``highs-lazy``); cd on jazz, Vassar85; sc on jazz, USAir97. ``--large`` adds
+Jaccard cc on ca-GrQc (about 6 minutes of solve) and ca-HepTh (about 25 minutes, 15 GB).
+
+The table is printed on stdout and, with ``--out``, rewritten after every case.
+"""
+
+import argparse
+import os
+import platform
+import sys
+import time
+import traceback
+from pathlib import Path
+
+import numpy as np
+
+DEFAULT_CASES = (
+    "cc:jazz,cc:netscience,cc:USAir97,cc:polblogs,"
+    "cc-unit:jazz,cc-unit:netscience,cc-unit:USAir97,cc-unit:polblogs,cc-unit:ca-GrQc:highs-lazy,"
+    "cd:jazz,cd:Vassar85,sc:jazz,sc:USAir97"
+)
+LARGE_CASES = "cc:ca-GrQc,cc:ca-HepTh"
+HEADER = ("| case | n | method | solve s | LP value | LB | LP/LB | rounded/LB | refined/LB | "
+          "refined/LP | Leiden/LB | refine s | refine / solve | moves, merges |")
+
+
+def _data_dir(arg):
+    if arg:
+        return Path(arg)
+    if os.environ.get("METRICOPT_DATA"):
+        return Path(os.environ["METRICOPT_DATA"])
+    return Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def _source(graph, data_dir):
+    path = data_dir / f"{graph}.txt"
+    return str(path) if path.exists() else graph
+
+
+def _fmt(value, spec=".4f"):
+    return "-" if value is None else format(value, spec)
+
+
+def _leiden_ratio(problem, lower_bound, seed):
+    from metricopt.rounding import round_solution
+
+    try:
+        res = round_solution(problem, None, method="leiden", n_tries=5, seed=seed)
+    except Exception as exc:  # leidenalg missing or failing: no comparison
+        print(f"leiden skipped: {exc}", file=sys.stderr)
+        return None
+    return res.objective / lower_bound
+
+
+def run_case(spec, data_dir, seed, leiden):
+    from metricopt import pipeline
+
+    parts = spec.split(":")
+    kind, graph = parts[0], parts[1]
+    method = parts[2] if len(parts) > 2 else "auto"
+    params = {}
+    if kind.startswith("cc"):
+        params["weights"] = "unit" if kind == "cc-unit" else "jaccard"
+        kind = "cc"
+    outcome = pipeline.run(_source(graph, data_dir), kind, method=method, problem_params=params,
+                           solver_options={"seed": seed}, rounding={"seed": seed})
+    rep = outcome.report
+    rnd = rep["rounding"]
+    lb, lp = rep["lower_bound"], rep["lp_value"]
+    before, after = rnd["objective"], rnd["refined_objective"]
+    info = rnd["refine"]
+    leiden_ratio = None
+    if leiden and kind == "cc" and lb:
+        leiden_ratio = _leiden_ratio(outcome.problem, lb, seed)
+    name = {"cc": "Jaccard cc" if params.get("weights") == "jaccard" else "unit cc"}.get(kind, kind)
+    return (f"| {name} {graph} | {rep['graph']['n']} | {rep['method']} | {rep['solve_seconds']:.2f} | "
+            f"{lp:.6g} | {lb:.6g} | {_fmt(lp / lb)} | {_fmt(before / lb)} | {_fmt(after / lb)} | "
+            f"{_fmt(after / lp)} | {_fmt(leiden_ratio)} | {info['seconds']:.3f} | "
+            f"{info['seconds'] / rep['solve_seconds']:.4f} | {info['moves']}, {info['merges']} |")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cases", default=None)
+    parser.add_argument("--large", action="store_true")
+    parser.add_argument("--no-leiden", action="store_true")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--data-dir", default=None)
+    parser.add_argument("--out", default=None)
+    args = parser.parse_args(argv)
+    cases = (args.cases or DEFAULT_CASES).split(",")
+    if args.large:
+        cases += LARGE_CASES.split(",")
+    data_dir = _data_dir(args.data_dir)
+    import metricopt
+
+    lines = [f"metricopt {metricopt.__version__}, python {platform.python_version()}, "
+             f"numpy {np.__version__}, {os.cpu_count()} cores, seed {args.seed}", "", HEADER,
+             "|" + "---|" * (HEADER.count("|") - 1)]
+    for spec in cases:
+        start = time.perf_counter()
+        try:
+            row = run_case(spec, data_dir, args.seed, not args.no_leiden)
+        except Exception:
+            traceback.print_exc()
+            row = f"| {spec} | failed |" + " |" * (HEADER.count("|") - 3)
+        print(f"{spec}: {time.perf_counter() - start:.1f} s", file=sys.stderr)
+        lines.append(row)
+        if args.out:
+            Path(args.out).write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
