@@ -12,22 +12,8 @@ hooks, results come back as plain dicts.
 The fields of ``report.json`` (:data:`REPORT_FIELDS`) are documented with the code that
 writes and reads the file, :mod:`metricopt.io.reports`.
 
-``approximation_ratio = rounded_objective / lower_bound`` is certified: the optimum lies
-between ``lower_bound`` and ``rounded_objective``. ``lp_approx_ratio = lp_value /
-lower_bound`` says how far the returned relaxation value can be from the LP optimum (1.0
-for an exact backend that reached optimality). Every objective is non-negative, so when
-the numerator is 0 the ratio is 1.0 (the answer is optimal); when the lower bound is 0 or
-negative and the numerator is positive, or either value is missing, the ratio is null. A
-ratio below 1 by round-off (relative 1e-9) is 1.0; a numerator clearly below the bound
-means the bound is not valid for it: the ratio is null and a warning says so (except
-``lp_approx_ratio``, whose ``lp_value`` of a slightly infeasible ``x`` can lie below the
-LP optimum: it keeps the measured value).
-
-Objectives with a constant part (LambdaCC with degrees, modularity) are solved, bounded
-and rounded in their non-negative correlation-clustering form (see
-:mod:`metricopt.problems.resolution`), so the ratio keeps its meaning; ``scores`` maps
-the values into the problem's other units, where a bound may be an upper bound (the
-modularity of every clustering is at most ``modularity_upper_bound``).
+The certified ratios of a report (``approximation_ratio``, ``lp_approx_ratio``) and the
+scores in a problem's other units are defined in :mod:`metricopt.pipeline._common`.
 """
 
 from ..io.reports import REPORT_FIELDS, SUMMARY_OMIT
