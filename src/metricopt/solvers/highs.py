@@ -269,6 +269,21 @@ def _certified_gap(problem, fun, lower_bound):
     return lp_gap(fun, lower_bound, GAP_FLOOR * objective_scale(problem))
 
 
+def _judge_optimum(status, message, max_violation, gap, tol, gap_tol, fun, lower_bound,
+                   certificate, hint=""):
+    """``(status, message)`` of a one-model solve after the contract's checks: an optimum
+    HiGHS reported that misses ``tol`` or ``gap_tol`` becomes ``NUMERICAL`` (with
+    ``hint``); any other answer with a finite bound names it in the message."""
+    if status == Status.OPTIMAL:
+        missed = _acceptance(max_violation, gap, tol, gap_tol, fun, lower_bound,
+                             certificate.get("rounding", 0.0))
+        if missed:
+            return Status.NUMERICAL, f"HiGHS reported an optimum, but {missed}.{hint} ({message})"
+    elif math.isfinite(lower_bound):
+        message += f" Certified lower bound {lower_bound:.10g} (relative gap {gap:.3g})."
+    return status, message
+
+
 def _acceptance(max_violation, gap, tol, gap_tol, fun=math.nan, lower_bound=math.nan, slack=0.0):
     """Why a point HiGHS called optimal is not accepted: ``""`` when it is.
 
@@ -706,16 +721,10 @@ class HighsSolver(Solver):
             else:
                 lower_bound, certificate = math.nan, dict(certified=False, reason="not solved")
             gap = _certified_gap(problem, fun, lower_bound)
-            if status == Status.OPTIMAL:
-                missed = _acceptance(max_violation, gap, tol, opts["gap_tol"], fun, lower_bound,
-                                     certificate.get("rounding", 0.0))
-                if missed:
-                    status = Status.NUMERICAL
-                    hint = (" Lower tol, or use lp_algorithm='simplex'." if algorithm == "pdlp"
-                            else "")
-                    message = f"HiGHS reported an optimum, but {missed}.{hint} ({message})"
-            elif math.isfinite(lower_bound):
-                message += f" Certified lower bound {lower_bound:.10g} (relative gap {gap:.3g})."
+            status, message = _judge_optimum(
+                status, message, max_violation, gap, tol, opts["gap_tol"], fun, lower_bound,
+                certificate, hint=(" Lower tol, or use lp_algorithm='simplex'."
+                                   if algorithm == "pdlp" else ""))
         rec = _record(1, start, fun if x is not None else math.nan,
                       gap, max_violation, model.n_rows, model.n_rows, dual=lower_bound)
         if opts["callback"] is not None:
@@ -751,14 +760,8 @@ def _solve_rows(problem, opts, algorithm, start, deadline, need):
     max_violation = problem.max_violation(x) if x is not None else math.nan
     lower_bound, certificate = model.certified_bound()
     gap = _certified_gap(problem, fun, lower_bound)
-    if status == Status.OPTIMAL:
-        missed = _acceptance(max_violation, gap, tol, opts["gap_tol"], fun, lower_bound,
-                             certificate.get("rounding", 0.0))
-        if missed:
-            status = Status.NUMERICAL
-            message = f"HiGHS reported an optimum, but {missed}. ({message})"
-    elif math.isfinite(lower_bound):
-        message += f" Certified lower bound {lower_bound:.10g} (relative gap {gap:.3g})."
+    status, message = _judge_optimum(status, message, max_violation, gap, tol, opts["gap_tol"],
+                                     fun, lower_bound, certificate)
     rec = _record(1, start, fun, gap, max_violation, model.n_rows, model.n_rows,
                   dual=lower_bound)
     if opts["callback"] is not None:
