@@ -606,3 +606,17 @@ def test_parallel_order_reproduces_lexicographic(karate):
     a = solve_dykstra(problem, order="parallel", block=8, max_iter=20, round_digits=())
     b = solve_dykstra(problem, order="lexicographic", max_iter=20, round_digits=())
     np.testing.assert_array_equal(a["x"], b["x"])
+
+
+def test_pair_pass_holds_an_active_bound_exactly():
+    """A bound whose dual stays positive holds x at the bound itself, not at a rounded
+    neighbour (the support scans rely on exact plateaus)."""
+    rng = np.random.default_rng(3)
+    m = 1000
+    winv = 1.0 / rng.uniform(0.01, 10, size=m)
+    for row, lower, upper in ((2, True, False), (3, False, True)):
+        x = rng.uniform(-3.0, 4.0, size=m)
+        z = np.zeros((4, m))
+        z[row] = rng.uniform(0.0, 50.0, size=m)  # large duals: the plain step rounds
+        C.pair_pass(x, winv, x, x, z, 0.0, 1.0, False, lower, upper)
+        assert z[row].any() and np.all(x[z[row] > 0] == (1.0 if upper else 0.0))

@@ -115,3 +115,33 @@ def test_a_limit_after_a_gamma_change_returns_the_last_feasible_point(karate, me
     assert res.max_violation <= res.options["tol"]
     assert res.max_violation == pytest.approx(problem.max_violation(res.x), abs=1e-15)
     assert res.lower_bound <= _exact(problem) * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("gap,grows", [(0.05, True), (0.5, False)])
+def test_a_stage_grows_gamma_instead_of_polishing_when_that_is_predicted_to_close_the_gap(
+        karate, gap, grows):
+    """A converged stage's certified gap shrinks like 1/gamma: when one more stage is
+    predicted to close it (gap / growth <= gap_tol) gamma grows and the polish waits;
+    otherwise the polish runs first."""
+    from metricopt.solvers._core import LPStage
+
+    problem = build_problem("cc", karate)
+    x = solve(problem, method="highs", warm_up=False).x
+    value = problem.objective_value(x)
+    asked = []
+
+    def active():
+        asked.append(True)
+        return ActiveRows(triangles=np.zeros((0, 3), dtype=np.int64))
+
+    stage = LPStage(problem, tol=1e-6, gap_tol=1e-2, polish="auto")
+    done, next_gamma = stage.finish(x, lambda: (value / (1 + gap), {}), active, None, 1.0)
+    assert not done if grows else done
+    assert (next_gamma == 10.0) if grows else next_gamma is None
+    assert bool(asked) is not grows
+    if grows:
+        assert "predicted" in stage.polishes[-1]["skipped"]
+    # with the polish switched off gamma grows either way
+    off = LPStage(problem, tol=1e-6, gap_tol=1e-2, polish=False)
+    assert off.finish(x, lambda: (value / (1 + gap), {}), active, None, 1.0) == (False, 10.0)
+    assert not off.polishes

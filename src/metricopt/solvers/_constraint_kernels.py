@@ -118,7 +118,10 @@ def pair_pass(x, winv, f, target, z, lower, upper, has_f, has_lower, has_upper):
             if zn < 0.0:
                 zn = 0.0
             dz = zn - zo
-            xp += dz * wp
+            # an active bound holds x exactly (the step's value in exact arithmetic):
+            # x - dz w drifts by rounding from the bound, which would spread the
+            # plateaus the support scans rely on
+            xp = lower if zn > 0.0 else xp + dz * wp
             z[2, p] = zn
             if abs(dz) > smax:
                 smax = abs(dz)
@@ -133,7 +136,7 @@ def pair_pass(x, winv, f, target, z, lower, upper, has_f, has_lower, has_upper):
             if zn < 0.0:
                 zn = 0.0
             dz = zn - zo
-            xp -= dz * wp
+            xp = upper if zn > 0.0 else xp - dz * wp
             z[3, p] = zn
             if abs(dz) > smax:
                 smax = abs(dz)

@@ -753,15 +753,17 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                 next_gamma = None
                 lp_gap_now = np.nan
                 if full and viol <= tol and gap <= gap_tol:  # the QP stage has converged
+                    x_stage = _current_x(st, mode, problem.n)
                     done, next_gamma = lp_stage.finish(
-                        _current_x(st, mode, problem.n),
+                        x_stage,
                         lambda: _certify(problem, _unlayout(st, mode, problem.n), dual,
                                          _objectives(st, active, with_neg_bty=True)[2]),
                         lambda: _active_rows(active, mode, problem.n), loop.deadline,
                         st["gamma"])
                     lp_gap_now = lp_stage.gap(problem.objective_value(lp_stage.x))
-                    if done:  # the record shows the answer's violation
+                    if done and lp_stage.x is not x_stage:  # the polish's answer
                         viol = _violation(problem, lp_stage.x, mode)
+                    del x_stage
                     if next_gamma is not None:
                         _rescale(st, active, next_gamma)
                         counters["gamma"] = next_gamma
