@@ -5,6 +5,8 @@ added lazily (cycle inequalities by ``problems._cycles.violated_cycles``, triang
 dense scan), so the tests need neither the ``highs`` backends nor large memory.
 """
 
+import dataclasses
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -607,3 +609,46 @@ def test_ctrl_c_waits_for_the_iteration_and_resumes_exactly(tmp_path, monkeypatc
     again = solve_project_forget(problem, resume=path, **opts)
     assert again["nit"] == ref["nit"]
     np.testing.assert_array_equal(again["x"], ref["x"])
+
+
+@pytest.mark.filterwarnings("ignore::metricopt.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("raise_weights", [False, True])
+def test_certificate_in_the_layout_equals_the_problem_order_one(monkeypatch, raise_weights):
+    """Dense l1: the certificate runs on the diagonal layout's arrays (with their
+    targets); it equals the one from problem-order copies when no weight was raised,
+    stays below it by at most raised * emax otherwise, and never exceeds the LP."""
+    from metricopt import bounds
+    from metricopt.bounds import driver
+    from metricopt.solvers._layouts import diagonal_to_packed
+
+    prob = metricopt.build_problem("cc", metricopt.read_graph("karate"))
+    if raise_weights:  # zero weights are raised to the floor of W
+        w = np.array(prob.weights, dtype=float)
+        w[::7] = 0.0
+        prob = dataclasses.replace(prob, weights=w)
+    ref = exact_dense_lp(prob)
+    seen = []
+    real = bounds.certify
+
+    def both(problem, it):
+        got = real(problem, it)
+        if it.target is not None:
+            n = problem.n
+            back = [diagonal_to_packed(a, n, np.empty_like(a)) for a in (it.x, it.f, it.w)]
+            plain = real(problem, it._replace(x=back[0], f=back[1], w=back[2], target=None))
+            seen.append((got, plain, it.raised))
+        return got
+
+    monkeypatch.setattr(bounds, "certify", both)
+    monkeypatch.setattr(driver, "certify", both)
+    res = solve_project_forget(prob, gamma=1.0, tol=1e-3, gap_tol=1e-5, polish=False,
+                               max_iter=60)
+    assert seen, "no stage was certified"
+    for (lb, got), (plain, plain_details), raised in seen:
+        assert lb <= ref * (1 + 1e-12) + 1e-12 and plain <= ref * (1 + 1e-12) + 1e-12
+        assert (raised > 0) is raise_weights
+        if raised == 0:
+            assert got["theorem5"] == pytest.approx(plain_details["theorem5"], rel=1e-9)
+        else:
+            assert got["theorem5"] <= plain_details["theorem5"] + 1e-9
+    assert res["lower_bound"] <= ref * (1 + 1e-12)

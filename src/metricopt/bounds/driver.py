@@ -63,6 +63,12 @@ class RegularisedIterate(NamedTuple):
         Sparsest cut: the non-edge weight of ``W``.
     raised : float, default=0.0
         ``sum(w - weights)``: how much the weights were raised.
+    target : ndarray of shape (N,) or None
+        l1 objectives only: the targets ``d`` in the order of ``x``. Given, the arrays
+        may list the pairs in any common order (a backend's own layout, so that no
+        problem-order copy is made); the Thm 5 bound then takes ``w`` as the LP weights
+        (the problem's, in that order, are not at hand) and subtracts
+        ``raised * emax``, which keeps it a bound of the LP with the problem's weights.
     """
 
     x: np.ndarray
@@ -73,6 +79,7 @@ class RegularisedIterate(NamedTuple):
     minus_b_dot_y: float
     lam: float | None = None
     raised: float = 0.0
+    target: np.ndarray | None = None
 
 
 def certify(problem, it):
@@ -103,7 +110,15 @@ def certify(problem, it):
         if np.isfinite(lo) and np.isfinite(hi) and (
                 d0.size == 0 or (float(d0.min()) >= lo and float(d0.max()) <= hi)):
             box = (lo, hi)
-    d = None if problem.target is None else np.asarray(problem.target, dtype=np.float64)
+    permuted = it.target is not None
+    if permuted and problem.objective != "l1":
+        raise ValueError("an iterate in its own pair order is certified for l1 objectives "
+                         "only")
+    d = it.target if permuted else (
+        None if problem.target is None else np.asarray(problem.target, dtype=np.float64))
+    emax = 0.0
+    if box is not None and d.size:  # the largest |x - d| over the box
+        emax = max(box[1] - float(d.min()), float(d.max()) - box[0], 0.0)
     try:
         if problem.objective == "l2":
             lower = float(problem.lower) if np.isfinite(problem.lower) else 0.0
@@ -115,7 +130,6 @@ def certify(problem, it):
             if box is None:
                 raise ValueError("no box [lo, hi] around the targets is known to hold an "
                                  "LP optimum")
-            emax = float(np.max(np.maximum(box[1] - d, d - box[0]), initial=0.0))
             excess = it.raised * emax
             if kind == "mn":
                 term = apriori_term(kind, gamma=g, p=1, max_target=max(emax, 1e-300),
@@ -143,13 +157,24 @@ def certify(problem, it):
             if box is None:
                 raise ValueError("no box [lo, hi] around the targets is known to hold an "
                                  "LP optimum")
-            w0 = np.ascontiguousarray(problem.weights, dtype=np.float64)
-            if np.shape(it.w) == np.shape(it.x):
+            if permuted:
+                # the LP with weights w >= the problem's: its bound less raised * emax
+                # bounds the problem's LP (sum (w - w0) |x - d| <= raised * emax on the box)
+                res = correlation_clustering_bound_streamed(
+                    it.x, it.f, it.w, d, gamma=g, minus_b_dot_y=it.minus_b_dot_y,
+                    regularizer=it.w, x_lower=box[0], x_upper=box[1])
+                if it.raised > 0.0:
+                    res["value"] = float(res["value"]) - it.raised * emax
+                    res["certified"] = bool(res.get("certified", True)) and bool(
+                        np.isfinite(res["value"]))
+            elif np.shape(it.w) == np.shape(it.x):
+                w0 = np.ascontiguousarray(problem.weights, dtype=np.float64)
                 # the same bound in passes, without per-pair temporaries
                 res = correlation_clustering_bound_streamed(
                     it.x, it.f, w0, d, gamma=g, minus_b_dot_y=it.minus_b_dot_y,
                     regularizer=it.w, x_lower=box[0], x_upper=box[1])
             else:
+                w0 = np.ascontiguousarray(problem.weights, dtype=np.float64)
                 res = correlation_clustering_bound(
                     it.x - d, it.f, w0, d, gamma=g, minus_b_dot_y=it.minus_b_dot_y,
                     regularizer=it.w, qp_cost=it.w, x_lower=box[0], x_upper=box[1])

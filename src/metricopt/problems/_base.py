@@ -200,10 +200,11 @@ class MetricProblem:
         x = np.asarray(x, dtype=np.float64)
         worst = 0.0
         if x.size:
+            # from the extremes: no temporary of the size of x
             if np.isfinite(self.lower):
-                worst = max(worst, float(np.max(self.lower - x)))
+                worst = max(worst, float(self.lower - x.min()))
             if np.isfinite(self.upper):
-                worst = max(worst, float(np.max(x - self.upper)))
+                worst = max(worst, float(x.max() - self.upper))
         if self.sum_value is not None:
             worst = max(worst, abs(float(x.sum()) - self.sum_value))
         return worst

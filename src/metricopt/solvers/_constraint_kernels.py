@@ -29,10 +29,11 @@ References
 """
 
 import numba
+import numpy as np
 
 from .. import _config
 
-__all__ = ["pair_pass", "sum_step", "edge_triangle_pass", "wedge_pass"]
+__all__ = ["pair_pass", "pair_pass_weights", "objective_sums", "diff_dot", "sum_step", "edge_triangle_pass", "wedge_pass"]
 
 _FM = set(_config.FASTMATH)
 
@@ -144,6 +145,86 @@ def pair_pass(x, winv, f, target, z, lower, upper, has_f, has_lower, has_upper):
             nnz += zn > 0.0
         x[p] = xp
     return bz, nnz, vmax, smax
+
+
+#: Pairs per chunk of :func:`pair_pass_weights` (its ``1 / w`` buffer).
+_CHUNK = 4096
+
+
+@numba.njit(fastmath=_FM, cache=True)
+def pair_pass_weights(x, w, f, target, z, lower, upper, has_f, has_lower, has_upper):
+    """:func:`pair_pass` from the weights ``w`` instead of ``winv = 1 / w``: the
+    reciprocals are formed a chunk at a time (the same values, so the same steps), which
+    spares the dense backends a per-pair array of 8 bytes. Same returns."""
+    npair = x.shape[0]
+    buf = np.empty(min(_CHUNK, max(npair, 1)))
+    bz = 0.0
+    nnz = 0
+    vmax = 0.0
+    smax = 0.0
+    for lo in range(0, npair, _CHUNK):
+        hi = min(lo + _CHUNK, npair)
+        winv = buf[: hi - lo]
+        for p in range(lo, hi):
+            winv[p - lo] = 1.0 / w[p]
+        fs = f[lo:hi] if has_f else f
+        ts = target[lo:hi] if has_f else target
+        b, m, v, sm = pair_pass(x[lo:hi], winv, fs, ts, z[:, lo:hi], lower, upper, has_f,
+                                has_lower, has_upper)
+        bz += b
+        nnz += m
+        vmax = max(vmax, v)
+        smax = max(smax, sm)
+    return bz, nnz, vmax, smax
+
+
+@numba.njit(fastmath=_FM, cache=True)
+def objective_sums(x, w, delta, f, cost, has_delta, has_f, has_cost):
+    """The sums over the pairs behind the QP's primal and dual values, in one pass and
+    without temporaries (chunks of :data:`_CHUNK` summed apart, then added, which
+    bounds the rounding like a pairwise sum).
+
+    With ``e = x - delta`` (``e = x`` unless ``has_delta``) returns
+    ``quad = sum w e^2 (+ sum w f^2)``, ``lin = sum w f`` (``has_f``) or ``sum cost x``
+    (``has_cost``), and ``cross = sum w delta e`` (``has_delta``). Arrays not used may
+    be any float64 array (``x``, say).
+    """
+    quad = 0.0
+    lin = 0.0
+    cross = 0.0
+    npair = x.shape[0]
+    for lo in range(0, npair, _CHUNK):
+        hi = min(lo + _CHUNK, npair)
+        q = 0.0
+        li = 0.0
+        c = 0.0
+        for p in range(lo, hi):
+            e = x[p] - delta[p] if has_delta else x[p]
+            q += w[p] * e * e
+            if has_f:
+                q += w[p] * f[p] * f[p]
+                li += w[p] * f[p]
+            elif has_cost:
+                li += cost[p] * x[p]
+            if has_delta:
+                c += w[p] * delta[p] * e
+        quad += q
+        lin += li
+        cross += c
+    return quad, lin, cross
+
+
+@numba.njit(fastmath=_FM, cache=True)
+def diff_dot(d, a, b):
+    """``sum d (a - b)`` in one pass, summed by chunks like :func:`objective_sums`."""
+    total = 0.0
+    for lo in range(0, d.shape[0], _CHUNK):
+        hi = min(lo + _CHUNK, d.shape[0])
+        t = 0.0
+        for p in range(lo, hi):
+            t += d[p] * (a[p] - b[p])
+        total += t
+    return total
 
 
 @numba.njit(fastmath=_FM, cache=True)

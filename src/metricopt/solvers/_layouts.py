@@ -4,7 +4,9 @@ Dense (``K_n``) pair variables are stored in one of two layouts (:data:`LAYOUTS`
 the one each visiting order works on):
 
 * the *diagonal layout*: pair ``(a, a + s)`` at ``off[s] + a`` (:func:`diagonal_offsets`;
-  :func:`packed_to_diagonal_index` maps the packed order onto it), used by the diagonal
+  :func:`packed_to_diagonal_index` maps the packed order onto it;
+  :func:`packed_to_diagonal` and :func:`diagonal_to_packed` move arrays between the two
+  without an index array), used by the diagonal
   order, which streams the three pairs of consecutive triplets;
 * the *packed* row-major layout: pair ``(i, j)``, ``i < j``, at ``r[i] + j``
   (:func:`packed_row_offsets`, the problems' own order), used by the lexicographic and
@@ -27,6 +29,9 @@ import numpy as np
 __all__ = [
     "diagonal_offsets",
     "packed_to_diagonal_index",
+    "packed_to_diagonal",
+    "diagonal_to_packed",
+    "diagonal_positions_to_packed",
     "packed_row_offsets",
     "diagonal_rows",
     "dense_to_sparse_duals",
@@ -57,6 +62,57 @@ def packed_to_diagonal_index(n):
             idx[p] = off[j - i] + i
             p += 1
     return idx
+
+
+@numba.njit(cache=True)
+def packed_to_diagonal(src, n, out):
+    """``out[idx[p]] = src[..., p]`` for ``idx = packed_to_diagonal_index(n)``, on the
+    last axis of 1- or 2-d arrays, without the 8 bytes per pair of ``idx``."""
+    off = diagonal_offsets(n)
+    s2 = src.reshape(-1, src.shape[-1])
+    o2 = out.reshape(-1, out.shape[-1])
+    for r in range(s2.shape[0]):
+        p = 0
+        for i in range(n):
+            for j in range(i + 1, n):
+                o2[r, off[j - i] + i] = s2[r, p]
+                p += 1
+    return out
+
+
+@numba.njit(cache=True)
+def diagonal_to_packed(src, n, out):
+    """Inverse of :func:`packed_to_diagonal`: ``out[..., p] = src[..., idx[p]]``."""
+    off = diagonal_offsets(n)
+    s2 = src.reshape(-1, src.shape[-1])
+    o2 = out.reshape(-1, out.shape[-1])
+    for r in range(s2.shape[0]):
+        p = 0
+        for i in range(n):
+            for j in range(i + 1, n):
+                o2[r, p] = s2[r, off[j - i] + i]
+                p += 1
+    return out
+
+
+@numba.njit(cache=True)
+def diagonal_positions_to_packed(pos, n):
+    """Packed indices of the pairs at diagonal-layout positions ``pos`` (int64)."""
+    off = diagonal_offsets(n)
+    out = np.empty(pos.shape[0], dtype=np.int64)
+    for t in range(pos.shape[0]):
+        p = np.int64(pos[t])
+        lo = 1
+        hi = n - 1
+        while lo < hi:  # the diagonal s with off[s] <= p < off[s + 1]
+            mid = (lo + hi + 1) // 2
+            if off[mid] <= p:
+                lo = mid
+            else:
+                hi = mid - 1
+        i = p - off[lo]
+        out[t] = i * n - i * (i + 1) // 2 + (i + lo) - i - 1
+    return out
 
 
 @numba.njit(cache=True)

@@ -111,10 +111,12 @@ def wdot(w, a, b):
 def pair_bz(st):
     """``b'z`` over the per-variable and sum rows (triangle and cycle rows have
     ``b = 0``; covering rows are the backend's to add)."""
+    from ._constraint_kernels import diff_dot
+
     zp = st["z_pair"]
     bz = 0.0
     if st["f"] is not None:
-        bz += float(np.sum(st["delta"] * (zp[0] - zp[1])))
+        bz += float(diff_dot(st["delta"], zp[0], zp[1]))
     if st["has_lower"]:
         bz -= st["lower"] * float(np.sum(zp[2]))
     if st["has_upper"]:
@@ -130,21 +132,20 @@ def objectives(st, bz, x=None, f=None):
     Uses ``A'y = -(W e / gamma) - c`` (exact for Hildreth iterates), so only the duals
     of rows with ``b != 0`` in the shifted variables are summed: ``bz = b'z``.
     """
+    from ._constraint_kernels import objective_sums
+
     g = st["gamma"]
-    w = st["w"]
     x = st["x"] if x is None else x
     f = st["f"] if f is None else f
-    e = x if st["delta"] is None else x - st["delta"]
-    quad = wdot(w, e, e)
-    lin = 0.0
-    if f is not None:
-        quad += wdot(w, f, f)
-        lin = wdot(w, f, None)
-    elif st["cost"] is not None:
-        lin = wdot(st["cost"], x, None)
+    delta, cost = st["delta"], st["cost"]
+    # one pass, no per-pair temporaries (at the dense scale those set the peak memory)
+    quad, lin, cross = objective_sums(
+        x, st["w"], x if delta is None else delta, x if f is None else f,
+        x if cost is None else cost, delta is not None, f is not None,
+        f is None and cost is not None)
     neg_bty = -bz / g
-    if st["delta"] is not None:
-        neg_bty -= wdot(w, st["delta"], e) / g
+    if delta is not None:
+        neg_bty -= cross / g
     primal = lin + quad / (2 * g)
     dual = neg_bty - quad / (2 * g)
     return primal, dual, neg_bty

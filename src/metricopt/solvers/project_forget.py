@@ -175,37 +175,46 @@ _LAYOUT_KEYS = ("x", "f", "delta", "w", "winv", "cost")
 
 
 def _to_layout(st, n):
-    """Per-pair arrays of a dense problem from packed to diagonal layout (in place)."""
-    from ._layouts import packed_to_diagonal_index
+    """Per-pair arrays of a dense problem from packed to diagonal layout.
 
-    idx = packed_to_diagonal_index(n)
-    st["idx"] = idx
+    ``winv`` is dropped when there is no sum row: the kernels that see every pair form
+    ``1 / w`` a chunk at a time (:func:`._constraint_kernels.pair_pass_weights`), the
+    passes over the remembered triangles from the gathered ``w`` of their pairs. The
+    mapping is computed on the fly (no index array of 8 bytes per pair).
+    """
+    from ._layouts import packed_to_diagonal
+
+    if st["sum_value"] is None:
+        st["winv"] = None
     for k in _LAYOUT_KEYS:
         if st[k] is not None:
-            out = np.empty_like(st[k])
-            out[idx] = st[k]
-            st[k] = out
-    out = np.empty_like(st["z_pair"])
-    out[:, idx] = st["z_pair"]
-    st["z_pair"] = out
+            st[k] = packed_to_diagonal(st[k], n, np.empty_like(st[k]))
+    st["z_pair"] = packed_to_diagonal(st["z_pair"], n, np.empty_like(st["z_pair"]))
+    st["layout"] = "diagonal"
 
 
 def _from_layout(st, n):
-    """Inverse of :func:`_to_layout`."""
-    idx = st.pop("idx")
+    """Inverse of :func:`_to_layout` (``winv`` stays as it is)."""
+    from ._layouts import diagonal_to_packed
+
+    del st["layout"]
     for k in _LAYOUT_KEYS:
         if st[k] is not None:
-            st[k] = st[k][idx]
-    st["z_pair"] = st["z_pair"][:, idx]
+            st[k] = diagonal_to_packed(st[k], n, np.empty_like(st[k]))
+    st["z_pair"] = diagonal_to_packed(st["z_pair"], n, np.empty_like(st["z_pair"]))
 
 
 def _pair_pass(st):
     """One pass over the per-variable constraints (dense duals, never forgotten)."""
     from ._constraint_kernels import pair_pass, sum_step
 
+    from ._constraint_kernels import pair_pass_weights
+
     x, f = st["x"], st["f"]
-    _, _, vmax, smax = pair_pass(
-        x, st["winv"], f if f is not None else x,
+    step, scale = (pair_pass, st["winv"]) if st["winv"] is not None \
+        else (pair_pass_weights, st["w"])
+    _, _, vmax, smax = step(
+        x, scale, f if f is not None else x,
         st["delta"] if st["delta"] is not None else x, st["z_pair"], st["lower"],
         st["upper"], f is not None, st["has_lower"], st["has_upper"])
     if st["sum_value"] is not None:
@@ -223,14 +232,23 @@ def _objectives(st, active, with_neg_bty=False):
 
 def _certify(problem, st, dual, neg_bty):
     """Certified lower bound on the LP optimum (:func:`metricopt.bounds.certify`) from
-    the pair ``(x, z)`` of ``st`` (problem order). The rows this backend keeps
-    implicitly all have duals ``>= 0`` (Hildreth steps) and the forgotten ones a zero
-    dual, so ``y`` is a valid multiplier of the full LP.
+    the pair ``(x, z)`` of ``st``. The rows this backend keeps implicitly all have duals
+    ``>= 0`` (Hildreth steps) and the forgotten ones a zero dual, so ``y`` is a valid
+    multiplier of the full LP.
+
+    ``st`` in problem order, or, for dense l1 problems, in the diagonal layout: that
+    certificate is a sum over the pairs in any order, so it runs on the layout's arrays
+    (with their targets) and no problem-order copy of the iterate is made.
     """
     from ..bounds import RegularisedIterate, certify
 
+    layout = "layout" in st
+    target = st["delta"] if layout and problem.objective == "l1" else None
+    if layout and target is None:
+        st = _unlayout(st, "dense", problem.n)
     return certify(problem, RegularisedIterate(
-        st["x"], st["f"], st["w"], st["gamma"], dual, neg_bty, st.get("lam"), st["raised"]))
+        st["x"], st["f"], st["w"], st["gamma"], dual, neg_bty, st.get("lam"), st["raised"],
+        target))
 
 
 # ----------------------------------------------------------------------- oracles
@@ -468,6 +486,8 @@ def _dense_passes(st, active, k_max, budget, deadline):
         return active, 0, 0.0
     used, la, lb, lc = localise(active.ta, active.tb, active.tc, active.nc, st["nvar"])
     sub = {k: (None if st[k] is None else st[k][used]) for k in _PAIR_KEYS}
+    if sub["winv"] is None:
+        sub["winv"] = 1.0 / st["w"][used]
     sub["z_pair"] = np.ascontiguousarray(st["z_pair"][:, used])
     for k in ("lower", "upper", "has_lower", "has_upper"):
         sub[k] = st[k]
@@ -756,7 +776,7 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                     x_stage = _current_x(st, mode, problem.n)
                     done, next_gamma = lp_stage.finish(
                         x_stage,
-                        lambda: _certify(problem, _unlayout(st, mode, problem.n), dual,
+                        lambda: _certify(problem, st, dual,
                                          _objectives(st, active, with_neg_bty=True)[2]),
                         lambda: _active_rows(active, mode, problem.n), loop.deadline,
                         st["gamma"])
@@ -863,30 +883,34 @@ def _violation(problem, x, mode):
     if mode != "dense":
         return max(float(problem.max_violation(x)), 0.0)
     from ..problems._triangles import support_graph
-    from ._layouts import packed_to_diagonal_index
+    from ._layouts import packed_to_diagonal
     from ._pf_dense import dense_max_violation
 
     if support_graph(x, problem.n, 0.0) is not None:  # the support scan is cheaper
         return max(float(problem.max_violation(x)), 0.0)
-    xl = np.empty_like(x)
-    xl[packed_to_diagonal_index(problem.n)] = x
+    xl = packed_to_diagonal(x, problem.n, np.empty_like(x))
     return max(float(dense_max_violation(xl, problem.n)), problem.bound_violation(x), 0.0)
 
 
 def _current_x(st, mode, n):
     """The iterate's ``x`` in problem order (a copy)."""
-    return st["x"][st["idx"]] if mode == "dense" else st["x"].copy()
+    from ._layouts import diagonal_to_packed
+
+    return diagonal_to_packed(st["x"], n, np.empty_like(st["x"])) if mode == "dense" \
+        else st["x"].copy()
 
 
 def _unlayout(st, mode, n):
     """A view of ``st`` with the per-pair arrays in problem order (for the certificate)."""
     if mode != "dense":
         return st
+    from ._layouts import diagonal_to_packed
+
     view = dict(st)
-    idx = st["idx"]
+    del view["layout"]
     for k in _LAYOUT_KEYS:
         if st[k] is not None:
-            view[k] = st[k][idx]
+            view[k] = diagonal_to_packed(st[k], n, np.empty_like(st[k]))
     return view
 
 
@@ -921,12 +945,9 @@ def _active_rows(active, mode, n):
         ta, tb, tc = ta[keep], tb[keep], tc[keep]
         side = tc >> 29
         tc = tc & (MAX_POSITION - 1)
-        from ._layouts import packed_to_diagonal_index
+        from ._layouts import diagonal_positions_to_packed
 
-        idx = packed_to_diagonal_index(n)
-        to_packed = np.empty_like(idx)
-        to_packed[idx] = np.arange(idx.shape[0])
-        a, b, c = to_packed[ta], to_packed[tb], to_packed[tc]
+        a, b, c = (diagonal_positions_to_packed(t, n) for t in (ta, tb, tc))
         tri = np.where(side[:, None] == 0, np.stack([a, b, c], 1),
                        np.where(side[:, None] == 1, np.stack([b, a, c], 1),
                                 np.stack([c, a, b], 1)))
