@@ -357,10 +357,10 @@ def test_dense_oracle_memory_limit():
     n = 60
     m = n * (n - 1) // 2
     x = np.random.default_rng(6).normal(size=m)  # about a third of all rows violated
-    oracle = _DenseOracle(n, m, 0.0, max_memory=8 * 14 * m + 10**5, threads=1)
+    oracle = _DenseOracle(n, 8 * 14 * m, 0.0, max_memory=8 * 14 * m + 10**5, threads=1)
     with pytest.raises(MemoryLimitError, match="dense oracle"):
         oracle(x, _TriangleList())
-    oracle = _DenseOracle(n, m, 0.0, max_memory=None, threads=2)
+    oracle = _DenseOracle(n, 8 * 14 * m, 0.0, max_memory=None, threads=2)
     lst, worst, found = oracle(x, _TriangleList())
     assert lst.nc == found > 3 * 16 * n and worst == pytest.approx(D.dense_max_violation(x, n))
 

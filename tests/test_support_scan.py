@@ -136,3 +136,21 @@ def test_project_forget_support_detect_matches_dense_detect(n, add_tol):
         for a, b in zip(got, ref):
             assert np.array_equal(a, b[0, : count[0]])
         assert worst == pytest.approx(full_worst[0], abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_kth_largest_matches_partition(seed):
+    from metricopt.problems._triangles import kth_largest
+
+    rng = np.random.default_rng(seed)
+    m = int(rng.integers(1, 3000))
+    x = rng.random(m)
+    if seed % 2:  # a plateau at the top, as at a QP point
+        x[rng.random(m) < 0.9] = 1.0
+    if seed % 3 == 0:
+        x = np.sort(x)[:: 1 if seed % 2 else -1].copy()
+    for k in {1, min(5, m), (m + 1) // 2, m}:
+        value, finite = kth_largest(x, k)
+        assert finite and value == np.partition(x, m - k)[m - k]
+    x[rng.integers(m)] = np.nan if seed % 2 else np.inf
+    assert not kth_largest(x, 1)[1]

@@ -10,6 +10,10 @@ from ._pairs import n_pairs, pair_arrays
 __all__ = ["MetricProblem", "PROBLEM_KINDS", "STRUCTURES"]
 
 
+#: Variables per chunk of :meth:`MetricProblem.objective_value`.
+_OBJECTIVE_CHUNK = 1 << 20
+
+
 @dataclass(eq=False)
 class MetricProblem:
     """A metric-constrained LP or QP over pair variables ``x``.
@@ -188,9 +192,14 @@ class MetricProblem:
         x = np.asarray(x, dtype=np.float64)
         if self.objective == "linear":
             return float(self.cost @ x + self.constant)
-        if self.objective == "l1":
-            return float(self.weights @ np.abs(x - self.target) + self.constant)
-        return float(self.weights @ np.square(x - self.target) + self.constant)
+        # by chunks: the temporaries stay small at the dense scale (one chunk below it)
+        w, d = np.asarray(self.weights), np.asarray(self.target)
+        total = 0.0
+        for lo in range(0, x.size, _OBJECTIVE_CHUNK):
+            e = x[lo:lo + _OBJECTIVE_CHUNK] - d[lo:lo + _OBJECTIVE_CHUNK]
+            e = np.abs(e, out=e) if self.objective == "l1" else np.square(e, out=e)
+            total += float(w[lo:lo + _OBJECTIVE_CHUNK] @ e)
+        return float(total + self.constant)
 
     def bound_violation(self, x):
         """Largest violation of the variable bounds and the sum row (metric rows excluded).

@@ -26,7 +26,7 @@ import numba
 import numpy as np
 
 __all__ = ["max_triangle_violation", "violated_triangles", "support_graph", "support_csr",
-           "support_level"]
+           "support_level", "kth_largest"]
 
 
 @numba.njit(cache=True)
@@ -97,14 +97,57 @@ def support_csr(first, second, values, n):
     return indptr, indices, vals, wedges
 
 
+@numba.njit(cache=True)
+def kth_largest(x, k):
+    """``(value, finite)``: the ``k``-th largest entry of ``x`` (``1 <= k <= x.size``)
+    and whether every entry is finite, without a copy of ``x``.
+
+    A min-heap holds the ``k`` largest entries met so far; an entry enters only when it
+    exceeds the heap's least, so a plateau at the top (most pairs at 1) costs one
+    comparison per entry, and ``O(x.size log k)`` time at worst.
+    """
+    heap = np.empty(k)
+    size = 0
+    finite = True
+    for t in range(x.shape[0]):
+        v = x[t]
+        if not np.isfinite(v):
+            finite = False
+            continue
+        if size < k:  # sift up
+            c = size
+            size += 1
+            while c > 0 and heap[(c - 1) // 2] > v:
+                heap[c] = heap[(c - 1) // 2]
+                c = (c - 1) // 2
+            heap[c] = v
+        elif v > heap[0]:  # replace the least, sift down
+            c = 0
+            while True:
+                child = 2 * c + 1
+                if child >= k:
+                    break
+                if child + 1 < k and heap[child + 1] < heap[child]:
+                    child += 1
+                if heap[child] >= v:
+                    break
+                heap[c] = heap[child]
+                c = child
+            heap[c] = v
+    return (heap[0] if size == k else np.nan), finite
+
+
 def support_level(x, n, tol):
     """``(level, high, cut)`` of the support scan: the ``(n + 1)``-th largest value, the
     pairs above it, and the bound below which a pair can be a short side of an
     inequality violated by more than ``tol``; None when ``x`` is too short or not finite."""
     m = x.size
-    if m <= n + 1 or not np.all(np.isfinite(x)):
+    if m <= n + 1:
         return None
-    level = float(np.partition(x, m - n - 1)[m - n - 1])
+    level, finite = kth_largest(x, n + 1)
+    if not finite:
+        return None
+    level = float(level)
     high = np.flatnonzero(x > level).astype(np.int64)
     return level, high, level - float(tol) - min(float(x.min()), 0.0)
 

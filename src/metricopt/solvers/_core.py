@@ -273,17 +273,18 @@ class LPStage:
         next_gamma : float or None
             When not done: the next stage's ``gamma`` (None: no further stage).
         """
+        # the best point met so far that violates nothing by more than tol: what a run
+        # stopped later by a limit returns when its iterate is worse (replaced before
+        # the certificate runs, so that two stages' points are not held through it)
+        self.x = x
+        value = self.problem.objective_value(x)
+        if self.feasible_x is None or value < self.feasible_value:
+            self.feasible_x, self.feasible_value = x, value
         t0 = time.perf_counter()
         lb, details = certify()
         self.certificates += 1
         self.certify_seconds += time.perf_counter() - t0
         self.offer_bound(lb, details)
-        self.x = x
-        # the best point met so far that violates nothing by more than tol: what a run
-        # stopped later by a limit returns when its iterate is worse
-        value = self.problem.objective_value(x)
-        if self.feasible_x is None or value < self.feasible_value:
-            self.feasible_x, self.feasible_value = x, value
         gap = self.gap(value)
         if gap <= self.gap_tol:
             return True, None

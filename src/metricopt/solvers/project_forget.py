@@ -174,34 +174,27 @@ def _setup(problem, gamma, lam):
 _LAYOUT_KEYS = ("x", "f", "delta", "w", "winv", "cost")
 
 
-def _to_layout(st, n):
-    """Per-pair arrays of a dense problem from packed to diagonal layout.
-
-    ``winv`` is dropped when there is no sum row: the kernels that see every pair form
-    ``1 / w`` a chunk at a time (:func:`._constraint_kernels.pair_pass_weights`), the
-    passes over the remembered triangles from the gathered ``w`` of their pairs. The
-    mapping is computed on the fly (no index array of 8 bytes per pair).
-    """
+def _setup_layout(problem, gamma, lam):
+    """:func:`_setup` of a dense problem, every per-pair array built straight in the
+    diagonal layout (the mapping is computed on the fly: no index array, no
+    problem-order copy). ``winv`` is dropped when there is no sum row: the kernels that
+    see every pair form ``1 / w`` a chunk at a time
+    (:func:`._constraint_kernels.pair_pass_weights`), the passes over the remembered
+    triangles from the gathered ``w`` of their pairs."""
     from ._layouts import packed_to_diagonal
 
+    n = problem.n
+
+    def lay(a):
+        a = np.ascontiguousarray(a, dtype=np.float64)
+        return packed_to_diagonal(a, n, np.empty_like(a))
+
+    st = dict(kind=problem.kind, n=n, nvar=problem.n_variables, structure="dense")
+    st.update(_regularised.setup(problem, gamma, lam, lay=lay))
     if st["sum_value"] is None:
         st["winv"] = None
-    for k in _LAYOUT_KEYS:
-        if st[k] is not None:
-            st[k] = packed_to_diagonal(st[k], n, np.empty_like(st[k]))
-    st["z_pair"] = packed_to_diagonal(st["z_pair"], n, np.empty_like(st["z_pair"]))
     st["layout"] = "diagonal"
-
-
-def _from_layout(st, n):
-    """Inverse of :func:`_to_layout` (``winv`` stays as it is)."""
-    from ._layouts import diagonal_to_packed
-
-    del st["layout"]
-    for k in _LAYOUT_KEYS:
-        if st[k] is not None:
-            st[k] = diagonal_to_packed(st[k], n, np.empty_like(st[k]))
-    st["z_pair"] = diagonal_to_packed(st["z_pair"], n, np.empty_like(st["z_pair"]))
+    return st
 
 
 def _pair_pass(st):
@@ -362,7 +355,7 @@ class _DenseOracle:
     arrays) or, without it, the new rows against the memory available now.
     """
 
-    def __init__(self, n, nvar, add_tol, max_memory, threads, block=16):
+    def __init__(self, n, fixed, add_tol, max_memory, threads, block=16):
         from ._pf_dense import diagonal_offsets, scan_rows
 
         self.n, self.add_tol, self.max_memory, self.block = n, add_tol, max_memory, block
@@ -370,7 +363,7 @@ class _DenseOracle:
         self.off = diagonal_offsets(n)
         self.rows = scan_rows(n, block, self.threads)
         self.cap = 3 * block * n + 1024
-        self.fixed = 8 * 14 * nvar
+        self.fixed = int(fixed)  # bytes held by the run besides the lists
         self.last_bytes = 0
         self.last_work = 0.0  # triplets the last scan visited (for the pass schedule)
 
@@ -558,18 +551,25 @@ def _read_checkpoint(path, st, problem, digest):
 
 
 # ------------------------------------------------------------------------ memory
+#: Remembered triangles of a dense run per ``n^2``, in the estimate (twice: a merge
+#: holds the old and the new list). Measured at gamma = 1 and 10, Jaccard cc: ca-GrQc
+#: 0.010, ca-HepTh 0.0045 (at most); the oracle checks every growth beyond it.
+REMEMBERED_PER_NODE_PAIR = 0.1
+
+
 def estimate_memory(problem, threads=1):
-    """Estimated peak bytes of a project-forget run on ``problem``.
+    """Estimated peak bytes a project-forget run adds to the process on ``problem``.
 
     Per-variable arrays (12 float64 vectors), the oracle's buffers and an active list
     of a typical size: ``4 m`` cycles of 8 edges (sparse), the explicit lists (edges).
-    Dense: 21 float64 per pair (ten during the iterations: ``x``, ``f``, ``delta``,
-    ``w``, ``winv``, ``cost``, two pair duals and the layout index; twenty at a
-    certification, when the problem-order copies of the iterate and the best feasible
-    point are alive; the certificate itself works in passes, :mod:`metricopt.bounds.
-    streamed`; numpy's allocations measured with ``tracemalloc``: 82 and 154-162 bytes
-    per pair), the scan's output rows, and ``n^2`` remembered triangles of 20 bytes
-    (measured: 0.06 ``n^2`` at the start on ca-GrQc and power).
+    Dense (:func:`_dense_pair_arrays`): the problem's own per-pair arrays (a dense
+    problem's are often not resident until a run reads them), the iterate's in the
+    diagonal layout (``x``, ``w``, four pair duals, and ``f``, ``delta``, ``cost``,
+    ``1 / w`` as the problem has them), two problem-order answers of QP stages (l1
+    problems are certified on the layout's own arrays, others on problem-order copies),
+    the scan's output rows, and :data:`REMEMBERED_PER_NODE_PAIR` ``n^2`` remembered
+    triangles of 20 bytes. Jaccard ``cc``: 96 bytes per pair, measured 102 (ca-GrQc,
+    ``benchmarks/bench_project_forget.py``).
     """
     nvar = problem.n_variables
     n = problem.n
@@ -589,7 +589,22 @@ def estimate_memory(problem, threads=1):
     from ._pf_dense import BYTES_PER_CONSTRAINT
 
     rows = 12 * max(threads, 1) * (3 * 16 * n + 1024)
-    return int(21 * 8 * nvar + rows + 2 * BYTES_PER_CONSTRAINT * n * n)
+    return int(8 * nvar * sum(_dense_pair_arrays(problem)) + rows
+               + 2 * BYTES_PER_CONSTRAINT * REMEMBERED_PER_NODE_PAIR * n * n)
+
+
+def _dense_pair_arrays(problem):
+    """``(problem, state, transient)``: float64 arrays per pair of a dense run (see
+    :func:`estimate_memory`)."""
+    own = sum(a is not None for a in (problem.cost, problem.weights, problem.target))
+    l1 = problem.objective == "l1"
+    has_sum = problem.sum_value is not None
+    linear = problem.objective == "linear"
+    state = 2 + 4 + l1 + (problem.objective != "linear") + linear + has_sum
+    # two stages' answers (the best one so far and the latest), and for a certificate
+    # of a problem other than l1 its problem-order copies of the layout's arrays
+    transient = 2 + (0 if l1 else state - 4)
+    return own, state, transient
 
 
 def _peak_rss():
@@ -706,7 +721,8 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
             f"a scheduler runs the shortest-path oracle of sparse (MET(G)) problems on a "
             f"Dask cluster; this problem is {problem.structure}, whose triangle scans stay "
             f"local (see 'Scale' in benchmarks/README.md)")
-    st = _setup(problem, gamma, lam)
+    st = _setup(problem, gamma, lam) if problem.structure != "dense" \
+        else _setup_layout(problem, gamma, lam)
     add_tol = 0.01 * float(tol)
     mode = problem.structure
     scanner = None
@@ -722,8 +738,8 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                 f"project-forget's dense mode handles at most {MAX_POSITION - 1} pairs; this "
                 f"problem has {st['nvar']} (n = {problem.n})")
         oracle = None
-        scanner = _DenseOracle(problem.n, st["nvar"], add_tol, max_memory, nthreads)
-        _to_layout(st, problem.n)
+        scanner = _DenseOracle(problem.n, 8 * st["nvar"] * sum(_dense_pair_arrays(problem)),
+                               add_tol, max_memory, nthreads)
 
     counters = dict(kind=st["kind"], n=st["n"], nvar=st["nvar"], gamma=st["gamma"],
                     gamma_start=st["gamma"], iteration=0, seconds=0.0)
@@ -841,22 +857,20 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                 loop.checkpoint_if_due()
     status, message, history, it = loop.status, loop.message, loop.history, loop.it
 
-    if mode == "dense":
-        _from_layout(st, problem.n)
+    # sums over the pairs (any common order: the dense layout's too)
     primal, dual, neg_bty = _objectives(st, active, with_neg_bty=True)
     gap = _regularised.rel_gap(primal, dual)
+    n_active = int(active.nc)
+    # the answer and the certificate need x, f and the weights only: free the rest first
+    del active, oracle, scanner
+    st["z_pair"] = None
     if status == Status.OPTIMAL:
         x = lp_stage.x  # its violation was measured when the run ended
     else:
-        x = st["x"].copy()
+        x = _current_x(st, mode, problem.n)
         viol = _violation(problem, x, mode)
         x, viol = lp_stage.answer_at_limit(x, viol)
     fun = problem.objective_value(x)
-    n_active = int(active.nc)
-    # the certificate needs x, f and the weights only: free the rest first (its inner
-    # problem holds a few arrays of two entries per pair)
-    del active, oracle, scanner
-    st["winv"] = st["z_pair"] = None
     if status != Status.OPTIMAL:
         lp_stage.offer_bound(*_certify(problem, st, dual, neg_bty))
     lb = lp_stage.best_bound
