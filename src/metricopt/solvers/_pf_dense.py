@@ -212,7 +212,15 @@ def _visit_key(a, b, c, off, n, block):
 # sit at their upper value (Jaccard cc on ca-GrQc: see benchmarks/README.md).
 
 
-def support_layout(x, off, n, share=0.5):
+#: The support scan replaces the full one when its wedges number at most this share of
+#: the triplets of ``K_n``: a wedge costs far more than a triplet of the threaded,
+#: vectorised full scan (serial, random access, counted then filled, then sorted into
+#: the visiting order). Jaccard cc on polblogs (n = 1222) at share 0.41: support scan
+#: 19.7 s, full scan 3.3 s on 2 threads, the same 7.6 million rows.
+SUPPORT_SHARE = 0.05
+
+
+def support_layout(x, off, n, share=SUPPORT_SHARE):
     """Data of the support scan of ``x`` (diagonal layout), or None when the full scan
     is cheaper (more than ``share`` of its triplets).
 
