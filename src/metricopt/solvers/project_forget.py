@@ -391,12 +391,13 @@ class _DenseOracle:
         return [o[order] for o in outs], float(worst)
 
     def _full_scan(self, x, active):
-        """Violated constraints by the threaded full scan (:func:`._pf_dense.dense_detect`),
-        in the visiting order; ``(found, worst)``."""
-        from ._pf_dense import dense_detect
+        """Violated constraints by the threaded full scan (:func:`._pf_dense.dense_detect`,
+        pruned by the chunk bounds of ``x``), in the visiting order; ``(found, worst)``."""
+        from ._pf_dense import CHUNK, chunk_extremes, dense_detect
 
         T = self.threads
         row_sb, row_s2, starts = self.rows
+        lo, hi = chunk_extremes(x, self.n, CHUNK)  # block bounds: skip what cannot violate
         pos = starts[:-1].copy()
         count = np.zeros(T, dtype=np.int64)
         worst = np.zeros(T)
@@ -404,7 +405,7 @@ class _DenseOracle:
         outs = [np.empty((T, cap), dtype=np.int32) for _ in range(3)]
         while True:
             dense_detect(x, self.off, self.n, self.block, self.add_tol, row_sb, row_s2, starts,
-                         pos, outs[0], outs[1], outs[2], count, worst)
+                         pos, outs[0], outs[1], outs[2], count, worst, lo, hi, CHUNK)
             if np.all(pos >= starts[1:]):
                 break
             cap *= 2  # a worker ran full: larger rows, keep what was found
@@ -548,7 +549,8 @@ def estimate_memory(problem, threads=1):
     certification, when the problem-order copies of the iterate and the best feasible
     point are alive; the certificate itself works in passes, :mod:`metricopt.bounds.
     streamed`; numpy's allocations measured with ``tracemalloc``: 82 and 154-162 bytes
-    per pair), the scan's output rows, and ``n^2`` remembered triangles of 20 bytes
+    per pair), the scan's output rows and chunk extremes (``16 / CHUNK`` bytes per pair,
+    :func:`._pf_dense.chunk_extremes`), and ``n^2`` remembered triangles of 20 bytes
     (measured: 0.06 ``n^2`` at the start on ca-GrQc and power).
     """
     nvar = problem.n_variables
@@ -566,10 +568,11 @@ def estimate_memory(problem, threads=1):
         w = len(problem.wedges)
         explicit = 8 * (3 * t3 // 3 * 3 + 2 * w)
         return int(base + explicit + 2 * (t3 + w) * (per_con + 2 * 8))
-    from ._pf_dense import BYTES_PER_CONSTRAINT
+    from ._pf_dense import BYTES_PER_CONSTRAINT, CHUNK
 
     rows = 12 * max(threads, 1) * (3 * 16 * n + 1024)
-    return int(21 * 8 * nvar + rows + 2 * BYTES_PER_CONSTRAINT * n * n)
+    bounds = 16 * (nvar // max(CHUNK, 1) + n)
+    return int(21 * 8 * nvar + rows + bounds + 2 * BYTES_PER_CONSTRAINT * n * n)
 
 
 def _peak_rss():
