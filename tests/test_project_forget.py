@@ -259,8 +259,9 @@ def _diag_triplets(n, block):
     return out
 
 
-def _detect(x, n, block, add_tol, threads, cap=None):
+def _detect(x, n, block, add_tol, threads, cap=None, chunk=D.CHUNK):
     row_sb, row_s2, starts = D.scan_rows(n, block, threads)
+    lo, hi = D.chunk_extremes(x, n, max(chunk, 1))
     cap = 3 * block * n + 8 if cap is None else cap
     pos = starts[:-1].copy()
     count = np.zeros(threads, np.int64)
@@ -268,7 +269,7 @@ def _detect(x, n, block, add_tol, threads, cap=None):
     outs = [np.empty((threads, cap), np.int32) for _ in range(3)]
     while True:
         D.dense_detect(x, D.diagonal_offsets(n), n, block, add_tol, row_sb, row_s2, starts, pos,
-                       *outs, count, worst)
+                       *outs, count, worst, lo, hi, chunk)
         if np.all(pos >= starts[1:]):
             break
         cap *= 2
@@ -281,7 +282,8 @@ def _detect(x, n, block, add_tol, threads, cap=None):
 
 
 @pytest.mark.parametrize("threads", [1, 3])
-def test_dense_detect_matches_brute_force(threads):
+@pytest.mark.parametrize("chunk", [0, 3, D.CHUNK])
+def test_dense_detect_matches_brute_force(threads, chunk):
     n, block = 11, 4
     rng = np.random.default_rng(3)
     m = n * (n - 1) // 2
@@ -296,7 +298,7 @@ def test_dense_detect_matches_brute_force(threads):
             worst = max(worst, v)
             if v > 0.05:
                 ref.append((a, b, c | (side << 29)))
-    (fa, fb, fc), w = _detect(x, n, block, 0.05, threads, cap=3 * block * n)
+    (fa, fb, fc), w = _detect(x, n, block, 0.05, threads, cap=3 * block * n, chunk=chunk)
     assert list(zip(fa, fb, fc)) == ref  # visiting order, whatever the thread count
     assert w == pytest.approx(worst, abs=1e-15)
     # the exact largest violation agrees with the problem's own (packed) check
@@ -306,7 +308,8 @@ def test_dense_detect_matches_brute_force(threads):
     prob = MetricProblem(kind="mn", n=n, labels=np.arange(n).astype(object), structure="dense",
                          objective="l1", weights=np.ones(m), target=np.zeros(m), lower=-np.inf,
                          upper=np.inf)
-    assert D.dense_max_violation(x, n) == pytest.approx(prob.max_violation(packed), abs=1e-14)
+    assert D.dense_max_violation(x, n, chunk) == pytest.approx(prob.max_violation(packed),
+                                                               abs=1e-14)
 
 
 def test_dense_merge_project_forget_localise():

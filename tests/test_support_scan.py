@@ -132,7 +132,7 @@ def test_project_forget_support_detect_matches_dense_detect(n, add_tol):
         count, full_worst = np.zeros(1, np.int64), np.zeros(1)
         ref = [np.empty((1, cap), np.int32) for _ in range(3)]
         pd.dense_detect(x, off, n, block, add_tol, row_sb, row_s2, starts, pos, *ref, count,
-                        full_worst)
+                        full_worst, *pd.chunk_extremes(x, n, pd.CHUNK), pd.CHUNK)
         for a, b in zip(got, ref):
             assert np.array_equal(a, b[0, : count[0]])
         assert worst == pytest.approx(full_worst[0], abs=1e-12)

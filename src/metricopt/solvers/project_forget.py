@@ -402,12 +402,13 @@ class _DenseOracle:
         return [o[order] for o in outs], float(worst)
 
     def _full_scan(self, x, active):
-        """Violated constraints by the threaded full scan (:func:`._pf_dense.dense_detect`),
-        in the visiting order; ``(found, worst)``."""
-        from ._pf_dense import dense_detect
+        """Violated constraints by the threaded full scan (:func:`._pf_dense.dense_detect`,
+        pruned by the chunk bounds of ``x``), in the visiting order; ``(found, worst)``."""
+        from ._pf_dense import CHUNK, chunk_extremes, dense_detect
 
         T = self.threads
         row_sb, row_s2, starts = self.rows
+        lo, hi = chunk_extremes(x, self.n, CHUNK)  # block bounds: skip what cannot violate
         pos = starts[:-1].copy()
         count = np.zeros(T, dtype=np.int64)
         worst = np.zeros(T)
@@ -415,7 +416,7 @@ class _DenseOracle:
         outs = [np.empty((T, cap), dtype=np.int32) for _ in range(3)]
         while True:
             dense_detect(x, self.off, self.n, self.block, self.add_tol, row_sb, row_s2, starts,
-                         pos, outs[0], outs[1], outs[2], count, worst)
+                         pos, outs[0], outs[1], outs[2], count, worst, lo, hi, CHUNK)
             if np.all(pos >= starts[1:]):
                 break
             cap *= 2  # a worker ran full: larger rows, keep what was found
@@ -567,9 +568,10 @@ def estimate_memory(problem, threads=1):
     diagonal layout (``x``, ``w``, four pair duals, and ``f``, ``delta``, ``cost``,
     ``1 / w`` as the problem has them), two problem-order answers of QP stages (l1
     problems are certified on the layout's own arrays, others on problem-order copies),
-    the scan's output rows, and :data:`REMEMBERED_PER_NODE_PAIR` ``n^2`` remembered
-    triangles of 20 bytes. Jaccard ``cc``: 96 bytes per pair, measured 102 (ca-GrQc,
-    ``benchmarks/bench_project_forget.py``).
+    the scan's output rows and chunk extremes (``16 / CHUNK`` bytes per pair,
+    :func:`._pf_dense.chunk_extremes`), and :data:`REMEMBERED_PER_NODE_PAIR` ``n^2``
+    remembered triangles of 20 bytes. Jaccard ``cc``: 96 bytes per pair, measured 102
+    (ca-GrQc, ``benchmarks/bench_project_forget.py``).
     """
     nvar = problem.n_variables
     n = problem.n
@@ -586,10 +588,11 @@ def estimate_memory(problem, threads=1):
         w = len(problem.wedges)
         explicit = 8 * (3 * t3 // 3 * 3 + 2 * w)
         return int(base + explicit + 2 * (t3 + w) * (per_con + 2 * 8))
-    from ._pf_dense import BYTES_PER_CONSTRAINT
+    from ._pf_dense import BYTES_PER_CONSTRAINT, CHUNK
 
     rows = 12 * max(threads, 1) * (3 * 16 * n + 1024)
-    return int(8 * nvar * sum(_dense_pair_arrays(problem)) + rows
+    bounds = 16 * (nvar // max(CHUNK, 1) + n)
+    return int(8 * nvar * sum(_dense_pair_arrays(problem)) + rows + bounds
                + 2 * BYTES_PER_CONSTRAINT * REMEMBERED_PER_NODE_PAIR * n * n)
 
 
