@@ -566,12 +566,12 @@ def estimate_memory(problem, threads=1):
     Dense (:func:`_dense_pair_arrays`): the problem's own per-pair arrays (a dense
     problem's are often not resident until a run reads them), the iterate's in the
     diagonal layout (``x``, ``w``, four pair duals, and ``f``, ``delta``, ``cost``,
-    ``1 / w`` as the problem has them), two problem-order answers of QP stages (l1
+    ``1 / w`` as the problem has them), a problem-order answer of a QP stage (l1
     problems are certified on the layout's own arrays, others on problem-order copies),
     the scan's output rows and chunk extremes (``16 / CHUNK`` bytes per pair,
     :func:`._pf_dense.chunk_extremes`), and :data:`REMEMBERED_PER_NODE_PAIR` ``n^2``
-    remembered triangles of 20 bytes. Jaccard ``cc``: 96 bytes per pair, measured 102
-    (ca-GrQc, ``benchmarks/bench_project_forget.py``).
+    remembered triangles of 20 bytes. Jaccard ``cc``: 88 bytes per pair and the lists;
+    measured 85-102 bytes per pair added by the solve (``benchmarks/bench_project_forget.py``).
     """
     nvar = problem.n_variables
     n = problem.n
@@ -604,9 +604,12 @@ def _dense_pair_arrays(problem):
     has_sum = problem.sum_value is not None
     linear = problem.objective == "linear"
     state = 2 + 4 + l1 + (problem.objective != "linear") + linear + has_sum
-    # two stages' answers (the best one so far and the latest), and for a certificate
-    # of a problem other than l1 its problem-order copies of the layout's arrays
-    transient = 2 + (0 if l1 else state - 4)
+    # a stage's answer (the best one so far is the latest's object or released before
+    # the certificate; briefly both), and for a certificate of a problem other than l1
+    # its problem-order copies of the layout's arrays. Fitted with the rest to the
+    # measured peaks: estimate / peak 0.96-1.14 on Jaccard cc (ca-GrQc, power, ca-HepTh,
+    # ca-HepPh; benchmarks/README.md, "Scale")
+    transient = 1 + (0 if l1 else state - 4)
     return own, state, transient
 
 
