@@ -40,32 +40,13 @@ DATA = "/work/shared/data"
 def _scan(x, n, add_tol, threads, chunk, block=16):
     """The full scan as the oracle runs it: ``(seconds, found, worst, skipped share)``."""
     from metricopt.solvers import _pf_dense as D
+    from metricopt.solvers.project_forget import full_scan
 
     t0 = time.perf_counter()
-    off = D.diagonal_offsets(n)
-    row_sb, row_s2, starts = D.scan_rows(n, block, threads)
-    lo, hi = D.chunk_extremes(x, n, chunk) if chunk > 0 else (np.empty(0), np.empty(0))
-    cap = 3 * block * n + 1024
-    pos = starts[:-1].copy()
-    count = np.zeros(threads, np.int64)
-    worst = np.zeros(threads)
-    outs = [np.empty((threads, cap), np.int32) for _ in range(3)]
-    skipped = met = 0
-    while True:
-        s, m = D.dense_detect(x, off, n, block, add_tol, row_sb, row_s2, starts, pos, *outs,
-                              count, worst, lo, hi, chunk)
-        skipped, met = skipped + s, met + m
-        if np.all(pos >= starts[1:]):
-            break
-        cap *= 2
-        new = [np.empty((threads, cap), np.int32) for _ in range(3)]
-        for a, b in zip(new, outs):
-            for t in range(threads):
-                a[t, : count[t]] = b[t, : count[t]]
-        outs = new
-    found = [np.concatenate([o[t, : count[t]] for t in range(threads)]) for o in outs]
+    found, worst, skipped, met, _ = full_scan(x, n, add_tol, D.scan_rows(n, block, threads),
+                                              chunk=chunk, block=block)
     seconds = time.perf_counter() - t0
-    return seconds, found, float(worst.max()), skipped / max(met, 1)
+    return seconds, found, worst, skipped / max(met, 1)
 
 
 def _digest(arrays):

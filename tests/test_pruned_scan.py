@@ -32,31 +32,14 @@ def reference_scan(x, n, block, add_tol):
 
 
 def detect(x, n, add_tol, threads, chunk, cap=None):
-    """``dense_detect`` to the end (rows grown as ``_DenseOracle._full_scan`` does);
+    """``dense_detect`` to the end through the oracle's driver (rows grown as it does);
     ``(found, worst, skipped, met)``."""
-    off = D.diagonal_offsets(n)
-    row_sb, row_s2, starts = D.scan_rows(n, BLOCK, threads)
-    lo, hi = D.chunk_extremes(x, n, chunk) if chunk > 0 else (np.empty(0), np.empty(0))
+    from metricopt.solvers.project_forget import full_scan
+
     cap = 3 * BLOCK * n + 8 if cap is None else cap
-    pos = starts[:-1].copy()
-    count = np.zeros(threads, np.int64)
-    worst = np.zeros(threads)
-    outs = [np.empty((threads, cap), np.int32) for _ in range(3)]
-    skipped = met = 0
-    while True:
-        s, m = D.dense_detect(x, off, n, BLOCK, add_tol, row_sb, row_s2, starts, pos, *outs,
-                              count, worst, lo, hi, chunk)
-        skipped, met = skipped + s, met + m
-        if np.all(pos >= starts[1:]):
-            break
-        cap *= 2
-        new = [np.zeros((threads, cap), np.int32) for _ in range(3)]
-        for a, b in zip(new, outs):
-            a[:, : b.shape[1]] = b
-        outs = new
-    found = list(zip(*(np.concatenate([o[t, : count[t]] for t in range(threads)]).tolist()
-                       for o in outs)))
-    return found, float(worst.max()), skipped, met
+    found, worst, skipped, met, _ = full_scan(x, n, add_tol, D.scan_rows(n, BLOCK, threads),
+                                              chunk=chunk, cap=cap, block=BLOCK)
+    return list(zip(*(a.tolist() for a in found))), worst, skipped, met
 
 
 def naive_max_violation(x, n):

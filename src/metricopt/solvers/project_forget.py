@@ -402,39 +402,84 @@ class _DenseOracle:
         return [o[order] for o in outs], float(worst)
 
     def _full_scan(self, x, active):
-        """Violated constraints by the threaded full scan (:func:`._pf_dense.dense_detect`,
-        pruned by the chunk bounds of ``x``), in the visiting order; ``(found, worst)``."""
-        from ._pf_dense import CHUNK, chunk_extremes, dense_detect
-
+        """Violated constraints by the threaded full scan (:func:`full_scan`), in the
+        visiting order; ``(found, worst)``. Every growth of the output rows is checked:
+        with a max_memory the whole run counts; without, the new rows are compared with
+        what the machine has free now (the rest is allocated already)."""
         T = self.threads
-        row_sb, row_s2, starts = self.rows
-        lo, hi = chunk_extremes(x, self.n, CHUNK)  # block bounds: skip what cannot violate
-        pos = starts[:-1].copy()
-        count = np.zeros(T, dtype=np.int64)
-        worst = np.zeros(T)
-        cap = self.cap
-        outs = [np.empty((T, cap), dtype=np.int32) for _ in range(3)]
-        while True:
-            dense_detect(x, self.off, self.n, self.block, self.add_tol, row_sb, row_s2, starts,
-                         pos, outs[0], outs[1], outs[2], count, worst, lo, hi, CHUNK)
-            if np.all(pos >= starts[1:]):
-                break
-            cap *= 2  # a worker ran full: larger rows, keep what was found
-            # with a max_memory the whole run counts; without, the new rows are compared
-            # with what the machine has free now (the rest is allocated already)
+
+        def check(cap, so_far):
             held = self.fixed + active.nbytes + 12 * T * cap // 2 \
                 if self.max_memory is not None else 0
             check_memory(held + 12 * T * cap,
                          f"the violated triangles found by project-forget's dense oracle on "
-                         f"{self.n} nodes ({int(count.sum())} so far)", self.max_memory)
-            new = [np.empty((T, cap), dtype=np.int32) for _ in range(3)]
-            for a, b in zip(new, outs):
-                for t in range(T):
-                    a[t, : count[t]] = b[t, : count[t]]
-            outs = new
-        self.cap = cap
-        found = [np.concatenate([o[t, : count[t]] for t in range(T)]) for o in outs]
-        return found, float(worst.max(initial=0.0))
+                         f"{self.n} nodes ({so_far} so far)", self.max_memory)
+
+        found, worst, _, _, self.cap = full_scan(
+            x, self.n, self.add_tol, self.rows, cap=self.cap, block=self.block,
+            before_growth=check)
+        return found, worst
+
+
+def full_scan(x, n, add_tol, rows, *, chunk=None, cap=None, block=16, before_growth=None):
+    """:func:`._pf_dense.dense_detect` run to the end: a worker whose output row is full
+    stops, the rows double (what was found is kept), and the scan resumes.
+
+    Parameters
+    ----------
+    x : ndarray
+        Diagonal layout.
+    n : int
+    add_tol : float
+    rows : tuple
+        :func:`._pf_dense.scan_rows` for ``block`` and the number of workers.
+    chunk : int or None
+        Pruning chunk (default :data:`._pf_dense.CHUNK`; 0: no pruning).
+    cap : int or None
+        Starting length of each worker's output row (default ``3 block n + 1024``).
+    before_growth : callable or None
+        ``before_growth(new_cap, found_so_far)`` before the rows grow (a memory check).
+
+    Returns
+    -------
+    found : list of three int32 arrays
+        The constraints in visiting order (the list layout of :mod:`._pf_dense`).
+    worst : float
+    skipped, stretches : int
+        Stretches skipped by the pruning, and met.
+    cap : int
+        The final row length (a good start for the next scan).
+    """
+    from ._pf_dense import CHUNK, chunk_extremes, dense_detect, diagonal_offsets
+
+    chunk = CHUNK if chunk is None else int(chunk)
+    row_sb, row_s2, starts = rows
+    T = starts.shape[0] - 1
+    cap = 3 * block * n + 1024 if cap is None else int(cap)
+    off = diagonal_offsets(n)
+    # block bounds: skip what cannot violate
+    lo, hi = chunk_extremes(x, n, chunk) if chunk > 0 else (np.empty(0), np.empty(0))
+    pos = starts[:-1].copy()
+    count = np.zeros(T, dtype=np.int64)
+    worst = np.zeros(T)
+    outs = [np.empty((T, cap), dtype=np.int32) for _ in range(3)]
+    skipped = met = 0
+    while True:
+        s, m = dense_detect(x, off, n, block, add_tol, row_sb, row_s2, starts, pos,
+                            outs[0], outs[1], outs[2], count, worst, lo, hi, chunk)
+        skipped, met = skipped + s, met + m
+        if np.all(pos >= starts[1:]):
+            break
+        cap *= 2  # a worker ran full: larger rows, keep what was found
+        if before_growth is not None:
+            before_growth(cap, int(count.sum()))
+        new = [np.empty((T, cap), dtype=np.int32) for _ in range(3)]
+        for a, b in zip(new, outs):
+            for t in range(T):
+                a[t, : count[t]] = b[t, : count[t]]
+        outs = new
+    found = [np.concatenate([o[t, : count[t]] for t in range(T)]) for o in outs]
+    return found, float(worst.max(initial=0.0)), int(skipped), int(met), cap
 
 
 _PAIR_KEYS = ("x", "winv", "f", "delta")
