@@ -145,3 +145,22 @@ def test_a_stage_grows_gamma_instead_of_polishing_when_that_is_predicted_to_clos
     off = LPStage(problem, tol=1e-6, gap_tol=1e-2, polish=False)
     assert off.finish(x, lambda: (value / (1 + gap), {}), active, None, 1.0) == (False, 10.0)
     assert not off.polishes
+
+
+def test_polish_rows_refuses_a_model_beyond_half_the_memory(karate):
+    """The restricted LP must fit in half the memory allowed, counted by the larger of the
+    simplex and interior-point models (the polish may switch to the latter)."""
+    from metricopt.solvers._polish import polish_rows
+    from metricopt.solvers.highs import _model_bytes
+
+    problem = build_problem("cc", karate)
+    tri = np.array([[0, 1, 2], [3, 4, 5]], dtype=np.int64)  # 6 pairs: 6 columns
+    rows = ActiveRows(triangles=tri, duals=dict(triangles=np.ones(2)))
+    got, why = polish_rows(problem, rows, max_memory=10**12)
+    assert got is not None and why == ""
+    k, cols = got.n_rows, 6
+    ipm = _model_bytes("ipm", 2 * k + 2 * cols, 4 * k + 3 * cols, 2 * cols)
+    assert ipm > _model_bytes("simplex", 2 * k + 2 * cols, 4 * k + 3 * cols, 2 * cols)
+    got, why = polish_rows(problem, rows, max_memory=2 * ipm - 1)
+    assert got is None and "restricted LP needs" in why
+    assert polish_rows(problem, rows, max_memory=2 * ipm)[0] is not None

@@ -155,7 +155,8 @@ def polish_rows(problem, active, max_memory=None):
 
     The strongest ``ROWS_PER_COLUMN`` rows per column (:meth:`ActiveRows.strongest`),
     between :data:`MIN_ROWS` and :data:`MAX_ROWS`, if the model fits in half the memory
-    allowed.
+    allowed (by the memory model of HiGHS's simplex or interior-point method, whichever
+    is larger: the polish may switch to the latter).
 
     Returns
     -------
@@ -175,8 +176,10 @@ def polish_rows(problem, active, max_memory=None):
         cols = problem.n_variables
     k = int(min(max(ROWS_PER_COLUMN * cols, MIN_ROWS), MAX_ROWS))
     rows = active.strongest(k)
-    need = _model_bytes("simplex", 2 * rows.n_rows + 2 * cols, 4 * rows.n_rows + 3 * cols,
-                        2 * cols)
+    # the polish may switch to the interior-point method (SIMPLEX_ITERATIONS_PER_ROW),
+    # whose memory grows faster with the columns: count the larger of the two
+    need = max(_model_bytes(algorithm, 2 * rows.n_rows + 2 * cols, 4 * rows.n_rows + 3 * cols,
+                            2 * cols) for algorithm in ("simplex", "ipm"))
     budget = available_memory() if max_memory is None else max_memory
     if budget is not None and need > budget / 2:
         return None, f"the restricted LP needs about {format_bytes(need)}"
