@@ -164,3 +164,18 @@ def test_polish_rows_refuses_a_model_beyond_half_the_memory(karate):
     got, why = polish_rows(problem, rows, max_memory=2 * ipm - 1)
     assert got is None and "restricted LP needs" in why
     assert polish_rows(problem, rows, max_memory=2 * ipm)[0] is not None
+
+
+@pytest.mark.parametrize("n", [2, 3, 7, 50])
+def test_layout_movers_match_the_index(n):
+    """packed_to_diagonal / diagonal_to_packed / diagonal_positions_to_packed agree with
+    the index array they replace (1-d and 2-d arrays)."""
+    idx = L.packed_to_diagonal_index(n)
+    rng = np.random.default_rng(n)
+    for a in (rng.random(idx.size), rng.random((4, idx.size))):
+        want = np.empty_like(a)
+        want[..., idx] = a
+        got = L.packed_to_diagonal(a, n, np.empty_like(a))
+        assert np.array_equal(got, want)
+        assert np.array_equal(L.diagonal_to_packed(got, n, np.empty_like(a)), a)
+    assert np.array_equal(L.diagonal_positions_to_packed(np.arange(idx.size), n), _to_packed(n))

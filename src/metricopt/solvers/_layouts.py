@@ -65,34 +65,33 @@ def packed_to_diagonal_index(n):
 
 
 @numba.njit(cache=True)
+def _move_pairs(src, n, out, to_diagonal):
+    """Copy the last axis of ``src`` into ``out`` between the packed and the diagonal
+    layout (``to_diagonal``: packed -> diagonal), the positions computed on the fly."""
+    off = diagonal_offsets(n)
+    s2 = src.reshape(-1, src.shape[-1])
+    o2 = out.reshape(-1, out.shape[-1])
+    for r in range(s2.shape[0]):
+        p = 0
+        for i in range(n):
+            for j in range(i + 1, n):
+                if to_diagonal:
+                    o2[r, off[j - i] + i] = s2[r, p]
+                else:
+                    o2[r, p] = s2[r, off[j - i] + i]
+                p += 1
+    return out
+
+
 def packed_to_diagonal(src, n, out):
     """``out[idx[p]] = src[..., p]`` for ``idx = packed_to_diagonal_index(n)``, on the
     last axis of 1- or 2-d arrays, without the 8 bytes per pair of ``idx``."""
-    off = diagonal_offsets(n)
-    s2 = src.reshape(-1, src.shape[-1])
-    o2 = out.reshape(-1, out.shape[-1])
-    for r in range(s2.shape[0]):
-        p = 0
-        for i in range(n):
-            for j in range(i + 1, n):
-                o2[r, off[j - i] + i] = s2[r, p]
-                p += 1
-    return out
+    return _move_pairs(src, n, out, True)
 
 
-@numba.njit(cache=True)
 def diagonal_to_packed(src, n, out):
     """Inverse of :func:`packed_to_diagonal`: ``out[..., p] = src[..., idx[p]]``."""
-    off = diagonal_offsets(n)
-    s2 = src.reshape(-1, src.shape[-1])
-    o2 = out.reshape(-1, out.shape[-1])
-    for r in range(s2.shape[0]):
-        p = 0
-        for i in range(n):
-            for j in range(i + 1, n):
-                o2[r, p] = s2[r, off[j - i] + i]
-                p += 1
-    return out
+    return _move_pairs(src, n, out, False)
 
 
 @numba.njit(cache=True)

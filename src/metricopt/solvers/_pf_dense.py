@@ -225,6 +225,45 @@ def _backoff(few, pause):
     return pause, min(2 * pause, MAX_PAUSE)
 
 
+
+@numba.njit(inline="always")
+def _mark_line(chunk_min, chunk_max, coff, s1, s2, cq, cr, L, margin, lim, flags, wait,
+               pause):
+    """Bound the stretches of line ``(s1, s2)`` (:func:`_mark`, unless the backoff has the
+    line wait) and step ``s1 = cq L + cr`` along. Stretch ``j``: triplets ``q`` in
+    ``[j L, (j+1) L)``; pairs ``a``, ``b`` in chunk ``j`` of their diagonal, pairs ``c``
+    (from position ``s1 + j L`` of diagonal ``s2``) in chunks ``jc + j .. min(jc1 + j,
+    last chunk of diagonal s2)``. Returns ``(few, nst, cq, cr, wait, pause)``."""
+    jb = coff[s1 + s2]
+    nst = coff[s1 + s2 + 1] - jb  # diagonal s1 + s2 holds the line's pairs b
+    jc = coff[s2] + cq  # chunk of position s1 of diagonal s2
+    jc1 = jc + (1 if cr > 0 else 0)  # that of position s1 + L - 1
+    cr += 1
+    if cr == L:
+        cq += 1
+        cr = 0
+    if wait > 0:
+        return 0, nst, cq, cr, wait - 1, pause
+    few = _mark(chunk_min, chunk_max, coff[s1], jb, jc, jc1, coff[s2 + 1] - 1, nst, margin,
+                lim, flags)
+    wait, pause = _backoff(few, pause)
+    return few, nst, cq, cr, wait, pause
+
+
+@numba.njit(inline="always")
+def _runs_max(x, a0, b0, c0, flags, nst, L, length, rw):
+    """:func:`_stretch_max` over the runs of unflagged stretches of a line."""
+    j = 0
+    while j < nst:
+        if flags[j]:
+            j += 1
+            continue
+        j1 = _run_end(flags, j, nst)
+        rw = _stretch_max(x, a0, b0, c0, j * L, min(j1 * L, length), rw)
+        j = j1
+    return rw
+
+
 @numba.njit(inline="always")
 def _run_end(flags, j, nst):
     """End of the run of unflagged stretches from ``j``."""
@@ -367,44 +406,19 @@ def dense_detect(x, off, n, block, add_tol, row_sb, row_s2, starts, pos, out_a, 
                         k = _stretch_emit(x, a0, b0, c0, 0, length, add_tol, out_a, out_b,
                                           out_c, t, k)
                     continue
-                # stretch j: triplets q in [j L, (j+1) L); pairs a, b in chunk j of their
-                # diagonal, pairs c (from position s1 + j L of diagonal s2) in chunks
-                # jc + j .. min(jc1 + j, last chunk of diagonal s2)
-                ja = coff[s1]
-                jb = coff[s1 + s2]
-                jc = coff[s2] + cq  # chunk of position s1 of diagonal s2
-                jc1 = jc + (1 if cr > 0 else 0)  # that of position s1 + L - 1
-                jlast = coff[s2 + 1] - 1
-                nst = coff[s1 + s2 + 1] - jb  # diagonal s1 + s2 holds `length` pairs
-                cr += 1
-                if cr == L:
-                    cq += 1
-                    cr = 0
-                met += nst
                 # skip the stretches that can neither emit nor raise wmax; scan each run
                 # of the others in one pass (the whole line when there is no skip)
-                if wait > 0:
-                    wait -= 1
-                    few = 0
-                else:
-                    few = _mark(chunk_min, chunk_max, ja, jb, jc, jc1, jlast, nst, margin,
-                                min(add_tol, wmax), flags)
-                    wait, pause = _backoff(few, pause)
+                few, nst, cq, cr, wait, pause = _mark_line(
+                    chunk_min, chunk_max, coff, s1, s2, cq, cr, L, margin,
+                    min(add_tol, wmax), flags, wait, pause)
+                met += nst
                 skip += few
                 if few == nst:
                     continue
                 if few == 0:
                     rw = _stretch_max(x, a0, b0, c0, 0, length, 0.0)
                 else:
-                    rw = 0.0
-                    j = 0
-                    while j < nst:
-                        if flags[j]:
-                            j += 1
-                            continue
-                        j1 = _run_end(flags, j, nst)
-                        rw = _stretch_max(x, a0, b0, c0, j * L, min(j1 * L, length), rw)
-                        j = j1
+                    rw = _runs_max(x, a0, b0, c0, flags, nst, L, length, 0.0)
                 wmax = max(wmax, rw)
                 if rw <= add_tol:
                     continue
@@ -740,37 +754,16 @@ def _max_violation_row(x, off, n, s2, chunk_min, chunk_max, coff, chunk, margin)
         if chunk <= 0:
             worst = _stretch_max(x, a0, b0, c0, 0, length, worst)
             continue
-        ja = coff[s1]
-        jb = coff[s1 + s2]
-        jc = coff[s2] + cq
-        jc1 = jc + (1 if cr > 0 else 0)
-        jlast = coff[s2 + 1] - 1
-        nst = coff[s1 + s2 + 1] - jb
-        cr += 1
-        if cr == chunk:
-            cq += 1
-            cr = 0
+        few, nst, cq, cr, wait, pause = _mark_line(chunk_min, chunk_max, coff, s1, s2, cq, cr,
+                                                   chunk, margin, worst, flags, wait, pause)
         met += nst
-        if wait > 0:
-            wait -= 1
-            few = 0
-        else:
-            few = _mark(chunk_min, chunk_max, ja, jb, jc, jc1, jlast, nst, margin, worst, flags)
-            wait, pause = _backoff(few, pause)
         skip += few
         if few == nst:
             continue
         if few == 0:
             worst = _stretch_max(x, a0, b0, c0, 0, length, worst)
             continue
-        j = 0
-        while j < nst:
-            if flags[j]:
-                j += 1
-                continue
-            j1 = _run_end(flags, j, nst)
-            worst = _stretch_max(x, a0, b0, c0, j * chunk, min(j1 * chunk, length), worst)
-            j = j1
+        worst = _runs_max(x, a0, b0, c0, flags, nst, chunk, length, worst)
     return worst, skip, met
 
 
