@@ -28,8 +28,8 @@ def test_serial_kernel_and_any_split_find_the_same_cycles():
     graph = CycleGraph.from_problem(prob)
     rng = np.random.default_rng(0)
     x = rng.uniform(0, 1, prob.pairs.shape[0])
-    ref = canonical_cycles(*search_cycles(graph, x, graph.srcs, 1e-9, 2, 64)[:2])
-    serial = canonical_cycles(*search_cycles(graph, x, graph.srcs, 1e-9, 3, 8,
+    ref = canonical_cycles(*search_cycles(graph, x, graph.edges, 1e-9, 2, 64)[:2])
+    serial = canonical_cycles(*search_cycles(graph, x, graph.edges, 1e-9, 3, 8,
                                              parallel=False)[:2])
     assert ref[0].shape[0] > 5  # the random x violates many cycles
     for a, b in zip(ref, serial):
@@ -37,7 +37,7 @@ def test_serial_kernel_and_any_split_find_the_same_cycles():
     # three shares searched separately, concatenated in any order: same canonical list
     from metricopt.solvers._cycle_search import concat_cycles
 
-    parts = [search_cycles(graph, x, graph.srcs[k::3], 1e-9, 1, 16)[:2] for k in (2, 0, 1)]
+    parts = [search_cycles(graph, x, graph.edges[k::3], 1e-9, 1, 16)[:2] for k in (2, 0, 1)]
     merged = canonical_cycles(*concat_cycles(parts))
     for a, b in zip(ref, merged):
         np.testing.assert_array_equal(a, b)
@@ -49,7 +49,7 @@ def test_cluster_oracle_matches_local(cluster):
     prob = _problem(seed=5)
     graph = CycleGraph.from_problem(prob)
     x = np.random.default_rng(1).uniform(0, 1, prob.pairs.shape[0])
-    off, mem, worst, _, _ = search_cycles(graph, x, graph.srcs, 1e-9, 2, 64)
+    off, mem, worst, _, _ = search_cycles(graph, x, graph.edges, 1e-9, 2, 64)
     remote = DaskCycleSearch(graph, cluster)
     roff, rmem, rworst = remote(x, 1e-9)
     remote.close()

@@ -117,12 +117,12 @@ def test_a_limit_after_a_gamma_change_returns_the_last_feasible_point(karate, me
     assert res.lower_bound <= _exact(problem) * (1 + 1e-12)
 
 
-@pytest.mark.parametrize("gap,grows", [(0.05, True), (0.5, False)])
+@pytest.mark.parametrize("gap,grows", [(0.05, True), (0.5, True), (5.0, False)])
 def test_a_stage_grows_gamma_instead_of_polishing_when_that_is_predicted_to_close_the_gap(
         karate, gap, grows):
-    """A converged stage's certified gap shrinks like 1/gamma: when one more stage is
-    predicted to close it (gap / growth <= gap_tol) gamma grows and the polish waits;
-    otherwise the polish runs first."""
+    """A converged stage's certified gap shrinks like 1/gamma: when one or two more
+    stages are predicted to close it (gap / growth**2 <= gap_tol) gamma grows and the
+    polish waits; otherwise the polish runs first."""
     from metricopt.solvers._core import LPStage
 
     problem = build_problem("cc", karate)

@@ -206,45 +206,53 @@ def test_forget_keeps_order():
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("threads", [1, 3])
 def test_cycle_oracle_matches_reference(seed, threads):
+    """The bounded bidirectional searches find, for every edge, the violation that a full
+    Dijkstra from every node finds, with a cycle that has it."""
+    from metricopt.problems._cycles import collect_cycles, violated_cycles_reference
+
     prob = signed_problem(seed, n=18, p=0.3)
     rng = np.random.default_rng(seed)
     x = rng.uniform(0.0, 1.0, prob.n_variables)
     x[rng.random(x.shape[0]) < 0.2] = 0.0  # zero lengths must count
     indptr, nbrs, eids = edge_csr(prob.n, prob.pairs)
-    srcs = np.arange(prob.n, dtype=np.int64)
-    pos = np.arange(threads, dtype=np.int64)
-    cap = 8  # tiny rows: exercises the resume-after-full path
-    ncyc = np.zeros(threads, np.int64)
-    nmem = np.zeros(threads, np.int64)
-    worst = np.zeros(threads)
-    mem = np.empty((threads, cap), np.int64)
-    off = np.zeros((threads, cap + 1), np.int64)
-    viol = np.empty((threads, cap))
-    while True:
-        K.cycle_oracle(indptr, nbrs, eids, prob.pairs, x, srcs, pos, 1e-12, mem, off, viol,
-                       ncyc, nmem, worst)
-        if np.all(pos >= srcs.shape[0]):
-            break
-        cap *= 2
-        m2, o2, v2 = np.empty((threads, cap), np.int64), np.zeros((threads, cap + 1), np.int64), \
-            np.empty((threads, cap))
-        for t in range(threads):
-            m2[t, :nmem[t]], o2[t, :ncyc[t] + 1], v2[t, :ncyc[t]] = \
-                mem[t, :nmem[t]], off[t, :ncyc[t] + 1], viol[t, :ncyc[t]]
-        mem, off, viol = m2, o2, v2
-    assert worst.max() == pytest.approx(max_cycle_violation(x, prob.n, prob.pairs), abs=1e-12)
+    edges = np.arange(prob.pairs.shape[0], dtype=np.int64)
+    # cap 2: tiny rows, exercises the resume-after-full path
+    off, mem, viol, worst, cap, _ = collect_cycles(indptr, nbrs, eids, prob.pairs, x, edges,
+                                                   1e-12, threads, 2)
+    ro, rm, rv, rworst = violated_cycles_reference(x, prob.n, prob.pairs, tol=1e-12)
+    assert cap > 2
+    assert worst == pytest.approx(rworst, abs=1e-12)
+    assert worst == pytest.approx(max_cycle_violation(x, prob.n, prob.pairs), abs=1e-12)
     got = {}
-    for t in range(threads):
-        for c in range(ncyc[t]):
-            ids = mem[t, off[t, c]:off[t, c + 1]]
-            # a cycle: the edge's value minus its path's sum is the reported violation
-            assert x[ids[0]] - x[ids[1:]].sum() == pytest.approx(viol[t, c], abs=1e-12)
-            got[ids[0]] = viol[t, c]
-    ro, rm, rv = violated_cycles(x, prob.n, prob.pairs, tol=1e-12)
+    for c in range(viol.shape[0]):
+        ids = mem[off[c]:off[c + 1]]
+        # a cycle: the edge's value minus its path's sum is the reported violation
+        assert x[ids[0]] - x[ids[1:]].sum() == pytest.approx(viol[c], abs=1e-12)
+        ends = np.bincount(prob.pairs[ids].ravel(), minlength=prob.n)
+        assert set(ends[ends > 0]) == {2}
+        got[ids[0]] = viol[c]
     ref = {rm[ro[c]]: rv[c] for c in range(rv.shape[0])}
     assert got.keys() == ref.keys()
     for e in ref:
         assert got[e] == pytest.approx(ref[e], abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_violated_cycles_and_max_violation_match_the_full_dijkstra(seed):
+    """On sparser random graphs with many zero lengths and some negative values."""
+    from metricopt.problems._cycles import violated_cycles_reference
+
+    prob = signed_problem(seed + 10, n=40, p=0.12)
+    rng = np.random.default_rng(seed)
+    x = rng.choice([0.0, 0.25, 0.5, 1.0], prob.n_variables) + rng.normal(0, 1e-3, prob.n_variables)
+    x[rng.random(x.shape[0]) < 0.05] = -0.1  # counted as length 0
+    off, mem, viol = violated_cycles(x, prob.n, prob.pairs, tol=1e-9)
+    ro, rm, rv, rworst = violated_cycles_reference(x, prob.n, prob.pairs, tol=1e-9)
+    assert rv.shape[0] > 0
+    np.testing.assert_array_equal(np.sort(mem[off[:-1]]), np.sort(rm[ro[:-1]]))
+    np.testing.assert_allclose(np.sort(viol), np.sort(rv), atol=1e-12)
+    assert max_cycle_violation(x, prob.n, prob.pairs, threads=2) == pytest.approx(rworst,
+                                                                                 abs=1e-12)
 
 
 def _diag_triplets(n, block):

@@ -3,16 +3,17 @@
 import numba
 import numpy as np
 
-__all__ = ["triangles_and_wedges", "open_wedge_count", "open_wedge_rows"]
+__all__ = ["triangles_and_wedges", "csr_triangles", "open_wedge_count", "open_wedge_rows"]
 
 
 @numba.njit(cache=True)
-def _enumerate(indptr, nbrs, eids, n, fill, tri, wed):
+def _enumerate(indptr, nbrs, eids, n, fill, tri, wed, wedges=True):
     """Count (fill=False) or write (fill=True) triangles and open wedges.
 
     A triangle {i, j, k} is reported once, at its smallest node, as edge ids
     (e_ij, e_ik, e_jk); an open wedge a-k-b (a < b, (a, b) not an edge) is reported at
-    its centre k as (e_ak, e_bk).
+    its centre k as (e_ak, e_bk), unless ``wedges`` is False (then only triangles are
+    counted and written).
     """
     mark = np.full(n, -1, dtype=np.int64)
     nt = 0
@@ -33,7 +34,7 @@ def _enumerate(indptr, nbrs, eids, n, fill, tri, wed):
                             tri[nt, 1] = eids[r]  # (k, b)
                             tri[nt, 2] = e_ab  # (a, b)
                         nt += 1
-                else:
+                elif wedges:
                     if fill:
                         wed[nw, 0] = eids[p]
                         wed[nw, 1] = eids[r]
@@ -67,6 +68,20 @@ def triangles_and_wedges(graph):
     return tri, wed
 
 
+def csr_triangles(n, indptr, nbrs, eids):
+    """The triangles of a graph given by its sorted edge-id CSR (:func:`._cycles.edge_csr`).
+
+    Returns an ``(t, 3)`` int64 array of edge ids, each triangle once (as
+    :func:`triangles_and_wedges`), without forming the open wedges.
+    """
+    empty3 = np.empty((0, 3), dtype=np.int64)
+    empty2 = np.empty((0, 2), dtype=np.int64)
+    nt, _ = _enumerate(indptr, nbrs, eids, n, False, empty3, empty2, False)
+    tri = np.empty((nt, 3), dtype=np.int64)
+    _enumerate(indptr, nbrs, eids, n, True, tri, empty2, False)
+    return tri
+
+
 def open_wedge_count(graph):
     """Number of open wedges of ``graph`` (counted without storing them)."""
     indptr, nbrs, eids = _adjacency(graph)
@@ -77,18 +92,9 @@ def open_wedge_count(graph):
 
 def _adjacency(graph):
     """Sorted CSR adjacency ``(indptr, neighbours, edge ids)`` of ``graph``."""
-    n, m = graph.n, graph.m
-    u, v = graph.edges[:, 0], graph.edges[:, 1]
-    src = np.concatenate([u, v])
-    dst = np.concatenate([v, u])
-    eid = np.concatenate([np.arange(m), np.arange(m)])
-    order = np.lexsort((dst, src))
-    src, dst, eid = src[order], dst[order], eid[order]
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
-    nbrs = np.ascontiguousarray(dst, dtype=np.int64)
-    eids = np.ascontiguousarray(eid, dtype=np.int64)
-    return indptr, nbrs, eids
+    from ._cycles import edge_csr
+
+    return edge_csr(graph.n, np.asarray(graph.edges, dtype=np.int64))
 
 
 def open_wedge_rows(graph):

@@ -290,14 +290,18 @@ class LPStage:
             return True, None
         grow = None if (self.problem.objective == "l2" or gamma * self.growth > MAX_GAMMA) \
             else gamma * self.growth
-        if grow is not None and gap / self.growth <= self.gap_tol and self.may_polish(gamma):
-            # the certified gap of a converged stage shrinks like 1/gamma (the QP's
-            # point and its Lagrangian bound are both O(1/gamma) from the LP, V Thm. 5):
-            # one more stage is predicted to close it, which costs a few scans, while the
-            # restricted LP's cost grows with its rows (ca-GrQc, gap_tol 2e-2: 150 s of
-            # gamma growth against 370 s of polish, benchmarks/README.md)
+        if grow is not None and gap / self.growth ** 2 <= self.gap_tol \
+                and self.may_polish(gamma):
+            # the certified gap of a converged stage shrinks at least like 1/gamma (the
+            # QP's point and its Lagrangian bound are both O(1/gamma) from the LP, V Thm.
+            # 5): when one or two more stages are predicted to close it, which costs a
+            # few scans each, gamma grows first, while the restricted LP's cost grows
+            # with its rows (ca-GrQc, gap_tol 2e-2: 150 s of gamma growth against 370 s
+            # of polish; a 5,000-node signed graph, gap_tol 1e-2: gap 0.138, two stages
+            # in 10 s against 79 s of polish that ended without a certificate;
+            # benchmarks/README.md)
             self.polishes.append(dict(skipped=f"gamma {grow:g} is predicted to close the "
-                                              f"gap ({gap:.2e} / {self.growth:g})",
+                                              f"gap ({gap:.2e} / {self.growth:g} per stage)",
                                       gamma=gamma))
             return False, grow
         if self.try_polish(active, deadline, gamma):

@@ -1,9 +1,9 @@
 """The cycle search of Project and Forget's MET(G) oracle, shared by local and cluster runs.
 
-:func:`search_cycles` runs the shortest-path kernel (:func:`._pf_kernels.cycle_oracle`)
-over a set of sources, growing its output rows until everything fits;
+:func:`search_cycles` runs the shortest-path separation
+(:func:`metricopt.problems._cycles.separate_edges`) over a set of edges;
 :func:`canonical_cycles` puts the cycles found in the order of their violated edge, so
-the oracle's answer depends on ``x`` only, not on how the sources were split between
+the oracle's answer depends on ``x`` only, not on how the edges were split between
 threads or cluster workers.
 """
 
@@ -23,16 +23,15 @@ class CycleGraph:
     indptr, nbrs, eids : ndarray of int64
         CSR adjacency whose entries carry edge ids (``problems._cycles.edge_csr``).
     pairs : ndarray of shape (m, 2), int64
-    srcs : ndarray of int64
-        Sources worth a search: nodes with a larger neighbour (an edge is checked from
-        its smaller end only).
+    edges : ndarray of int64
+        The edge ids ``0 .. m - 1``, the units of work the searches are dealt in.
     """
 
     indptr: np.ndarray
     nbrs: np.ndarray
     eids: np.ndarray
     pairs: np.ndarray
-    srcs: np.ndarray
+    edges: np.ndarray
 
     @classmethod
     def from_problem(cls, problem):
@@ -41,28 +40,24 @@ class CycleGraph:
 
         pairs = np.ascontiguousarray(problem.pairs, dtype=np.int64)
         indptr, nbrs, eids = edge_csr(problem.n, pairs)
-        hi = np.maximum(pairs[:, 0], pairs[:, 1])
-        lo = np.minimum(pairs[:, 0], pairs[:, 1])
-        has_upper = np.zeros(problem.n, dtype=bool)
-        has_upper[lo[hi > lo]] = True
-        return cls(indptr, nbrs, eids, pairs, np.flatnonzero(has_upper).astype(np.int64))
+        return cls(indptr, nbrs, eids, pairs, np.arange(pairs.shape[0], dtype=np.int64))
 
     @property
     def nbytes(self):
         """Bytes of the arrays."""
         return int(sum(a.nbytes for a in (self.indptr, self.nbrs, self.eids, self.pairs,
-                                          self.srcs)))
+                                          self.edges)))
 
 
-def search_cycles(graph, x, srcs, add_tol, threads, cap, *, parallel=True):
-    """Violated cycles from the sources ``srcs``, in the kernel's (thread) order.
+def search_cycles(graph, x, edges, add_tol, threads, cap, *, parallel=True):
+    """Violated cycles of the edges ``edges``, in the kernel's (worker) order.
 
     Parameters
     ----------
     graph : CycleGraph
     x : ndarray of shape (m,)
-    srcs : ndarray of int64
-        The sources to search (all of ``graph.srcs`` or a share of them).
+    edges : ndarray of int64
+        The edges to check (all of ``graph.edges`` or a share of them).
     add_tol : float
         Smallest violation of a cycle returned.
     threads : int
@@ -76,44 +71,18 @@ def search_cycles(graph, x, srcs, add_tol, threads, cap, *, parallel=True):
     off, mem : ndarray of int64
         Flat cycle list (see :func:`._pf_kernels.gather_cycles`).
     worst : float
-        Exact largest violation over the edges checked from ``srcs``.
+        Exact largest violation over ``edges``.
     cap : int
         The row length that sufficed (a good start for the next call).
     nbytes : int
-        Bytes of the buffers used (rows and per-worker Dijkstra state).
+        Bytes of the buffers used (rows and per-worker search buffers).
     """
-    from . import _pf_kernels as K
+    from ..problems._cycles import collect_cycles
 
-    kernel = K.cycle_oracle if parallel else K.cycle_oracle_serial
-    x = np.ascontiguousarray(x, dtype=np.float64)
-    T = max(1, int(threads))
-    pos = np.arange(T, dtype=np.int64)
-    ncyc = np.zeros(T, dtype=np.int64)
-    nmem = np.zeros(T, dtype=np.int64)
-    worst = np.zeros(T)
-    mem = np.empty((T, cap), dtype=np.int64)
-    off = np.zeros((T, cap + 1), dtype=np.int64)
-    viol = np.empty((T, cap))
-    ns = srcs.shape[0]
-    while True:
-        kernel(graph.indptr, graph.nbrs, graph.eids, graph.pairs, x, srcs, pos, add_tol,
-               mem, off, viol, ncyc, nmem, worst)
-        if np.all(pos >= ns):
-            break
-        cap *= 2  # a worker ran full: larger rows, keep what was found
-        mem2 = np.empty((T, cap), dtype=np.int64)
-        off2 = np.zeros((T, cap + 1), dtype=np.int64)
-        viol2 = np.empty((T, cap))
-        for t in range(T):
-            mem2[t, : nmem[t]] = mem[t, : nmem[t]]
-            off2[t, : ncyc[t] + 1] = off[t, : ncyc[t] + 1]
-            viol2[t, : ncyc[t]] = viol[t, : ncyc[t]]
-        mem, off, viol = mem2, off2, viol2
-    flat_off, flat_mem = concat_cycles(
-        (off[t, : ncyc[t] + 1], mem[t, : nmem[t]]) for t in range(T))
-    nbytes = int(mem.nbytes + off.nbytes + viol.nbytes
-                 + T * (graph.indptr.shape[0] * 33 + graph.nbrs.shape[0] * 16))
-    return flat_off, flat_mem, float(worst.max(initial=0.0)), cap, nbytes
+    off, mem, _, worst, cap, nbytes = collect_cycles(
+        graph.indptr, graph.nbrs, graph.eids, graph.pairs, x, edges, add_tol, threads, cap,
+        parallel=parallel)
+    return off, mem, worst, cap, nbytes
 
 
 def concat_cycles(parts):

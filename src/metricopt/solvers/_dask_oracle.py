@@ -1,14 +1,14 @@
 """Project and Forget's MET(G) oracle on a Dask cluster.
 
-The shortest-path searches of one oracle call are independent per source (PF §2.1), so
-the sources are dealt into shares that Dask workers search in parallel: the graph goes to
+The shortest-path searches of one oracle call are independent per edge (PF §2.1), so
+the edges are dealt into shares that Dask workers search in parallel: the graph goes to
 every worker once (a broadcast ``scatter``), ``x`` once per call, and each share returns
 its violated cycles and its largest violation. The client concatenates the shares and
 puts the cycles in the canonical order of :func:`._cycle_search.canonical_cycles`, so
 the answer is the one a local run finds. Projection and forgetting stay on the client:
 they touch the active list after every cycle and would pay a round trip each.
 
-Each task runs the serial kernel (:data:`._pf_kernels.cycle_oracle_serial`); the
+Each task runs the serial kernel (:data:`metricopt.problems._cycles.separate_edges_serial`); the
 parallelism is the workers' task threads, so a worker with several threads never runs
 two threaded numba kernels at once.
 """
@@ -19,18 +19,18 @@ from ._cycle_search import concat_cycles, search_cycles
 
 __all__ = ["DaskCycleSearch", "search_share"]
 
-#: Shares per worker thread: enough that a slow share (a hub's Dijkstra) does not leave
+#: Shares per worker thread: enough that a slow share (a hub's searches) does not leave
 #: the other threads idle at the end of a call.
 SHARES_PER_THREAD = 4
 
 
-def search_share(graph, x, srcs, add_tol):
-    """The violated cycles found from one share of sources (runs on a worker).
+def search_share(graph, x, edges, add_tol):
+    """The violated cycles of one share of the edges (runs on a worker).
 
     Returns ``(off, mem, worst)``; see :func:`._cycle_search.search_cycles`.
     """
-    cap = max(1024, 2 * srcs.shape[0])
-    off, mem, worst, _, _ = search_cycles(graph, x, srcs, add_tol, 1, cap, parallel=False)
+    cap = max(1024, 2 * edges.shape[0])
+    off, mem, worst, _, _ = search_cycles(graph, x, edges, add_tol, 1, cap, parallel=False)
     return off, mem, worst
 
 
@@ -45,9 +45,9 @@ class DaskCycleSearch:
 
     Notes
     -----
-    Sources are dealt to the shares round robin (share ``k`` takes ``srcs[k::K]``), which
-    spreads the high-degree nodes of a power-law graph; the number of shares only changes
-    which worker finds a cycle, not the cycles.
+    Edges are dealt to the shares round robin (share ``k`` takes ``edges[k::K]``), which
+    spreads the edges at high-degree nodes of a power-law graph; the number of shares
+    only changes which worker finds a cycle, not the cycles.
     """
 
     def __init__(self, graph, scheduler):
@@ -56,9 +56,9 @@ class DaskCycleSearch:
         self.client, self._own = connect(scheduler)
         try:
             threads = max(1, sum(self.client.nthreads().values()))
-            k = int(min(max(1, graph.srcs.shape[0]), SHARES_PER_THREAD * threads))
+            k = int(min(max(1, graph.edges.shape[0]), SHARES_PER_THREAD * threads))
             self.graph = self.client.scatter(graph, broadcast=True, hash=False)
-            self.shares = [self.client.scatter(np.ascontiguousarray(graph.srcs[i::k]),
+            self.shares = [self.client.scatter(np.ascontiguousarray(graph.edges[i::k]),
                                                hash=False) for i in range(k)]
         except BaseException:
             self.close()

@@ -29,11 +29,8 @@ import numba
 import numpy as np
 
 from .. import _config
-from ..problems._cycles import sssp as _sssp
 
 __all__ = [
-    "cycle_oracle",
-    "cycle_oracle_serial",
     "gather_cycles",
     "project_active",
     "forget_inactive",
@@ -43,120 +40,7 @@ __all__ = [
 _FM = set(_config.FASTMATH)
 
 
-# --------------------------------------------------------------- shortest paths
-@numba.njit(parallel=True)
-def cycle_oracle(indptr, nbrs, eids, pairs, x, srcs, pos, add_tol, out_mem, out_off, out_viol,
-                 ncyc, nmem, worst):
-    """Separation oracle of MET(G): one shortest-path cycle per violated edge.
-
-    Sources ``srcs`` are dealt to the ``T = pos.shape[0]`` workers round robin (worker
-    ``t`` takes ``srcs[t], srcs[t + T], ...``), each with its own Dijkstra buffers and
-    its own output row, so no n x n distance matrix is ever formed. From source ``s``
-    the edges ``(s, u)`` with ``u > s`` are checked: when
-    ``x_e - dist(s, u) > add_tol`` the cycle ``e`` + shortest ``s``-``u`` path is
-    written (edge ``e`` first, then the path from ``u`` back to ``s``).
-
-    Parameters
-    ----------
-    indptr, nbrs, eids : ndarray of int64
-        CSR adjacency whose entries carry edge ids (see ``problems._cycles.edge_csr``).
-    pairs : ndarray of shape (m, 2), int64
-    x : ndarray of shape (m,)
-    srcs : ndarray of int64
-        Sources to scan (nodes with a larger neighbour).
-    pos : ndarray of shape (T,), int64
-        Next index into ``srcs`` of each worker (start with ``arange(T)``); on return
-        ``>= len(srcs)`` for a finished worker, else the source where its output row
-        ran full (call again with larger rows; finished work is kept).
-    add_tol : float
-    out_mem : ndarray of shape (T, cap), int64
-    out_off : ndarray of shape (T, cap + 1), int64
-        Offsets of each worker's cycles in its row of ``out_mem`` (``out_off[t, 0] = 0``).
-    out_viol : ndarray of shape (T, cap)
-    ncyc, nmem : ndarray of shape (T,), int64
-        Cycles and ids written per worker so far (updated).
-    worst : ndarray of shape (T,)
-        Largest ``x_e - dist(s, u)`` per worker over the finished sources (updated):
-        together, the exact largest cycle-inequality violation.
-    """
-    T = pos.shape[0]
-    n = indptr.shape[0] - 1
-    m2 = nbrs.shape[0]
-    cap = out_mem.shape[1]
-    ns = srcs.shape[0]
-    for t in numba.prange(T):
-        dist = np.full(n, np.inf)
-        pred = np.empty(n, dtype=np.int64)
-        done = np.zeros(n, dtype=np.bool_)
-        heap_d = np.empty(m2 + 1)
-        heap_v = np.empty(m2 + 1, dtype=np.int64)
-        touched = np.empty(n, dtype=np.int64)
-        i = pos[t]
-        nc = ncyc[t]
-        nm = nmem[t]
-        wmax = worst[t]
-        while i < ns:
-            s = srcs[i]
-            bound = 0.0
-            for p in range(indptr[s], indptr[s + 1]):
-                if nbrs[p] > s and x[eids[p]] > bound:
-                    bound = x[eids[p]]
-            if bound <= 0.0:
-                i += T
-                continue
-            nt = _sssp(s, bound, indptr, nbrs, eids, x, dist, pred, heap_d, heap_v, done,
-                       touched)
-            # room needed for this source's cycles
-            need_c = 0
-            need_m = 0
-            for p in range(indptr[s], indptr[s + 1]):
-                u = nbrs[p]
-                if u > s and done[u] and x[eids[p]] - dist[u] > add_tol:
-                    need_c += 1
-                    need_m += 1
-                    w = u
-                    while w != s:
-                        f = pred[w]
-                        need_m += 1
-                        w = pairs[f, 0] if pairs[f, 1] == w else pairs[f, 1]
-            fits = nc + need_c <= cap and nm + need_m <= cap
-            if fits:
-                for p in range(indptr[s], indptr[s + 1]):
-                    u = nbrs[p]
-                    if u > s and done[u]:
-                        e = eids[p]
-                        v = x[e] - dist[u]
-                        if v > wmax:
-                            wmax = v
-                        if v > add_tol:
-                            out_mem[t, nm] = e
-                            nm += 1
-                            w = u
-                            while w != s:
-                                f = pred[w]
-                                out_mem[t, nm] = f
-                                nm += 1
-                                w = pairs[f, 0] if pairs[f, 1] == w else pairs[f, 1]
-                            out_viol[t, nc] = v
-                            nc += 1
-                            out_off[t, nc] = nm
-            for q in range(nt):
-                dist[touched[q]] = np.inf
-                done[touched[q]] = False
-            if not fits:
-                break
-            i += T
-        pos[t] = i
-        ncyc[t] = nc
-        nmem[t] = nm
-        worst[t] = wmax
-
-
-#: :func:`cycle_oracle` compiled without threads (``prange`` runs as ``range``): the same
-#: cycles, for callers that are threads themselves (a Dask worker's task pool).
-cycle_oracle_serial = numba.njit(cache=True)(cycle_oracle.py_func)
-
-
+# ------------------------------------------------------------------- cycle lists
 @numba.njit(cache=True)
 def gather_cycles(off, mem, order):
     """Reorder a flat cycle list: cycle ``k`` of the result is cycle ``order[k]``.
