@@ -11,7 +11,8 @@ tree) and every case runs in a fresh process with that revision's ``src`` first 
 the revisions, so that a change of machine load hits both. Prints a markdown table with
 iterations, status, solve seconds, the after/before ratio, the LP value and the certified
 gap ``(fun - lower_bound) / |lower_bound|`` of each. Case ``KIND:GRAPH`` (``cc``
-Jaccard, ``cc-unit``, ``sc``, ``cd``) solves the problem with ``metricopt.solve`` and
+Jaccard, ``cc-unit``, ``sc``, ``cd``; ``signed:N``, signed ``cc`` on the generated
+Slashdot-shaped graph of N nodes of ``bench_signed_graphs.py``) solves the problem with ``metricopt.solve`` and
 ``--method`` (default ``dykstra``; sparsest cut with gamma 5 and tol 1e-8 for dykstra,
 as in its issue), ``tol``, ``gap_tol``, ``threads`` and the backend's defaults
 otherwise; ``--time-limit`` stops both revisions' runs after that many seconds.
@@ -37,17 +38,22 @@ from metricopt.problems import build_problem
 kind, name, data, method = sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[6]
 limit = float(sys.argv[5]) if sys.argv[5] != "none" else None
 tol, gap, threads = float(sys.argv[7]), float(sys.argv[8]), int(sys.argv[9])
-path = os.path.join(data, name + ".txt")
-graph = read_graph(path if os.path.exists(path) else name)
-params = dict(weights="unit") if kind == "cc-unit" else {}
-kind = "cc" if kind == "cc-unit" else kind
 opts = dict(tol=tol, gap_tol=gap, threads=threads)
-if kind == "sc" and method == "dykstra":
-    opts.update(gamma=5.0, tol=1e-8)
 warnings.simplefilter("ignore")
-metricopt.solve(build_problem(kind, read_graph("karate"), **params), method=method,
-                max_iter=12, threads=threads)
-problem = build_problem(kind, graph, **params)
+if kind == "signed":  # a generated signed graph of NAME nodes (bench_signed_graphs.py)
+    sys.path.insert(0, sys.argv[10])
+    from bench_signed_graphs import generated_problem
+    warm, problem = generated_problem(300), generated_problem(int(name))
+else:
+    path = os.path.join(data, name + ".txt")
+    graph = read_graph(path if os.path.exists(path) else name)
+    params = dict(weights="unit") if kind == "cc-unit" else {}
+    kind = "cc" if kind == "cc-unit" else kind
+    if kind == "sc" and method == "dykstra":
+        opts.update(gamma=5.0, tol=1e-8)
+    warm = build_problem(kind, read_graph("karate"), **params)
+    problem = build_problem(kind, graph, **params)
+metricopt.solve(warm, method=method, max_iter=12, threads=threads)
 t = time.perf_counter()
 res = metricopt.solve(problem, method=method, time_limit=limit, **opts)
 sec = time.perf_counter() - t
@@ -61,7 +67,7 @@ print(json.dumps(dict(passes=res["nit"], seconds=sec, fun=float(res["fun"]), low
 def run(src, kind, name, limit, args):
     out = subprocess.run([sys.executable, "-c", _CHILD, src, kind, name, DATA,
                           "none" if limit is None else str(limit), args.method, str(args.tol),
-                          str(args.gap), str(args.threads)], check=True,
+                          str(args.gap), str(args.threads), HERE], check=True,
                          capture_output=True, text=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
@@ -103,7 +109,7 @@ def main(argv=None):
                 a = run(os.path.join(after, "src"), kind, name, args.time_limit, args)
 
                 def passes(r):
-                    return f"{r['passes']}, {r['status']}"
+                    return f"{r['passes']}, {r['status']} (violation {r['violation']:.1e})"
 
                 def gap(r):
                     return (r["fun"] - r["lower_bound"]) / max(abs(r["lower_bound"]), 1e-300)

@@ -3,7 +3,7 @@
 import numba
 import numpy as np
 
-__all__ = ["triangles_and_wedges", "csr_triangles", "open_wedge_count", "open_wedge_rows"]
+__all__ = ["triangles_and_wedges", "csr_triangles", "csr_triangle_count", "open_wedge_count", "open_wedge_rows"]
 
 
 @numba.njit(cache=True)
@@ -68,15 +68,22 @@ def triangles_and_wedges(graph):
     return tri, wed
 
 
+def csr_triangle_count(n, indptr, nbrs, eids):
+    """Number of triangles of a graph given by its sorted edge-id CSR
+    (:func:`._cycles.edge_csr`), counted without storing them."""
+    empty3 = np.empty((0, 3), dtype=np.int64)
+    empty2 = np.empty((0, 2), dtype=np.int64)
+    return int(_enumerate(indptr, nbrs, eids, n, False, empty3, empty2, False)[0])
+
+
 def csr_triangles(n, indptr, nbrs, eids):
     """The triangles of a graph given by its sorted edge-id CSR (:func:`._cycles.edge_csr`).
 
     Returns an ``(t, 3)`` int64 array of edge ids, each triangle once (as
     :func:`triangles_and_wedges`), without forming the open wedges.
     """
-    empty3 = np.empty((0, 3), dtype=np.int64)
     empty2 = np.empty((0, 2), dtype=np.int64)
-    nt, _ = _enumerate(indptr, nbrs, eids, n, False, empty3, empty2, False)
+    nt = csr_triangle_count(n, indptr, nbrs, eids)
     tri = np.empty((nt, 3), dtype=np.int64)
     _enumerate(indptr, nbrs, eids, n, True, tri, empty2, False)
     return tri

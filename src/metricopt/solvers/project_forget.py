@@ -18,12 +18,18 @@ constraint family. Each outer iteration
 Oracles by problem structure:
 
 ``"sparse"`` (MET(G): signed ``cc``, ``mn`` from a weighted edge list)
-    Single-source shortest paths with the current ``x`` as lengths (negative values
-    count as 0, zero lengths are kept), source by source in parallel with per-thread
-    buffers; for each edge ``e = (s, u)`` with ``x_e > dist(s, u)`` the cycle ``e`` +
-    shortest path is returned (PF §2.1). Each Dijkstra stops once its distance exceeds
-    the largest ``x`` on the source's edges. Passes per oracle call:
-    ``5 min(t, 15)`` at iteration ``t`` (75 from t = 15 on, as PF Alg. 7).
+    Two tiers (:class:`_CycleOracle`). First the graph's triangles, listed once (three
+    inequalities each): while one is violated by more than ``tol`` their violated
+    inequalities are the answer, at most 10 calls in a row. Then the exact separation:
+    for every edge ``e = (a, b)`` a bidirectional Dijkstra with the current ``x`` as
+    lengths (negative values count as 0, zero lengths are kept), bounded by ``x_e``
+    itself, edges dealt to the threads with per-thread buffers; when
+    ``x_e > dist(a, b)`` the cycle ``e`` + shortest path is returned (PF §2.1 returns
+    the same cycles from one full Dijkstra per source; two half-radius balls per edge
+    are far smaller than one ball per source in a small-world graph,
+    :func:`metricopt.problems._cycles.separate_edges`). Only the exact tier ends a QP
+    stage. Passes per oracle call: ``5 min(t, 15)`` at iteration ``t`` (75 from
+    t = 15 on, as PF Alg. 7).
 ``"edges"`` (``cd``)
     A scan of the problem's explicit triangle and wedge lists.
 ``"dense"`` (``K_n``: Jaccard ``cc``, dense ``mn``, ``sc``)
@@ -267,12 +273,16 @@ class _CycleOracle:
     MAX_STREAK = 10
 
     def __init__(self, problem, threads, add_tol, tol, scheduler=None):
-        from ..problems._wedges import csr_triangles
+        from ..problems._wedges import csr_triangle_count, csr_triangles
         from ._cycle_search import CycleGraph
 
         self.graph = CycleGraph.from_problem(problem)
         g = self.graph
-        self.triangles = csr_triangles(problem.n, g.indptr, g.nbrs, g.eids)
+        if csr_triangle_count(problem.n, g.indptr, g.nbrs, g.eids) \
+                <= MAX_TRIANGLES_PER_EDGE * max(g.pairs.shape[0], 1):
+            self.triangles = csr_triangles(problem.n, g.indptr, g.nbrs, g.eids)
+        else:
+            self.triangles = np.empty((0, 3), dtype=np.int64)
         self.no_wedges = np.empty((0, 2), dtype=np.int64)
         self.threads = threads
         self.add_tol = add_tol
@@ -293,7 +303,7 @@ class _CycleOracle:
 
         off, mem, kind, worst = K.edge_oracle(x, self.triangles, self.no_wedges, self.add_tol)
         self.last_bytes = int(self.triangles.nbytes + off.nbytes + mem.nbytes)
-        if worst > self.tol and self.streak < self.MAX_STREAK:
+        if worst > self.tol and self.streak < self.MAX_STREAK:  # never without triangles
             self.streak += 1
             return off, mem, kind, float(worst), False
         self.streak = 0
@@ -637,7 +647,8 @@ def estimate_memory(problem, threads=1):
     """Estimated peak bytes a project-forget run adds to the process on ``problem``.
 
     Per-variable arrays (12 float64 vectors), the oracle's buffers and an active list
-    of a typical size: ``4 m`` cycles of 8 edges (sparse), the explicit lists (edges).
+    of a typical size: ``4 m`` cycles of 8 edges and the triangle tier's list and
+    answer (sparse), the explicit lists (edges).
     Dense (:func:`_dense_pair_arrays`): the problem's own per-pair arrays (a dense
     problem's are often not resident until a run reads them), the iterate's in the
     diagonal layout (``x``, ``w``, four pair duals, and ``f``, ``delta``, ``cost``,
@@ -655,9 +666,13 @@ def estimate_memory(problem, threads=1):
     if problem.structure == "sparse":
         m = nvar
         csr = 3 * 8 * 2 * m + 8 * n
-        oracle = threads * (33 * n + 32 * m) + 3 * 8 * 4 * m
+        # per thread: two searches' node arrays and heaps (problems._cycles.search_buffers)
+        oracle = threads * (50 * n + 64 * m) + 3 * 8 * 4 * m
         active = 2 * 4 * m * (per_con + 7 * 8)
-        return int(base + csr + oracle + active)
+        t = _triangle_tier_size(problem)
+        # the list, and one call's answer with every inequality violated
+        triangles = 24 * t + 3 * t * (per_con + 2 * 8)
+        return int(base + csr + oracle + active + triangles)
     if problem.structure == "edges":
         t3 = 3 * len(problem.triangles)
         w = len(problem.wedges)
@@ -669,6 +684,24 @@ def estimate_memory(problem, threads=1):
     bounds = 16 * (nvar // max(CHUNK, 1) + n)
     return int(8 * nvar * sum(_dense_pair_arrays(problem)) + rows + bounds
                + 2 * BYTES_PER_CONSTRAINT * REMEMBERED_PER_NODE_PAIR * n * n)
+
+
+#: The sparse oracle's triangle tier is used when the graph has at most this many
+#: triangles per edge (the list then takes at most 768 bytes per edge, about the active
+#: list's share in the estimate); denser graphs go to the exact separation directly.
+#: Generated Slashdot and Epinions shapes: 2.1 and 2.2; SNAP's soc-sign-epinions: 5.8.
+MAX_TRIANGLES_PER_EDGE = 32
+
+
+def _triangle_tier_size(problem):
+    """Triangles the sparse oracle lists (0 when there are more than
+    :data:`MAX_TRIANGLES_PER_EDGE` per edge: no triangle tier)."""
+    from ..problems._cycles import edge_csr
+    from ..problems._wedges import csr_triangle_count
+
+    pairs = np.ascontiguousarray(problem.pairs, dtype=np.int64)
+    t = csr_triangle_count(problem.n, *edge_csr(problem.n, pairs))
+    return t if t <= MAX_TRIANGLES_PER_EDGE * max(pairs.shape[0], 1) else 0
 
 
 def _dense_pair_arrays(problem):
