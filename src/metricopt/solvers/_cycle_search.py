@@ -49,7 +49,7 @@ class CycleGraph:
                                           self.edges)))
 
 
-def search_cycles(graph, x, edges, add_tol, threads, cap, *, parallel=True):
+def search_cycles(graph, x, edges, add_tol, threads, cap, *, accept=0.0, parallel=True):
     """Violated cycles of the edges ``edges``, in the kernel's (worker) order.
 
     Parameters
@@ -65,13 +65,16 @@ def search_cycles(graph, x, edges, add_tol, threads, cap, *, parallel=True):
         after the other (the same cycles), for callers that are threads themselves.
     cap : int
         Initial length of each worker's output row (doubled while a row runs full).
+    accept : float
+        0 for the exact separation, else a search takes the first path of length at
+        most ``accept * x_e`` (:func:`metricopt.problems._cycles.separate_edges`).
 
     Returns
     -------
     off, mem : ndarray of int64
         Flat cycle list (see :func:`._pf_kernels.gather_cycles`).
     worst : float
-        Exact largest violation over ``edges``.
+        Exact largest violation over ``edges`` (a lower bound when ``accept > 0``).
     cap : int
         The row length that sufficed (a good start for the next call).
     nbytes : int
@@ -81,7 +84,7 @@ def search_cycles(graph, x, edges, add_tol, threads, cap, *, parallel=True):
 
     off, mem, _, worst, cap, nbytes = collect_cycles(
         graph.indptr, graph.nbrs, graph.eids, graph.pairs, x, edges, add_tol, threads, cap,
-        parallel=parallel)
+        accept=accept, parallel=parallel)
     return off, mem, worst, cap, nbytes
 
 

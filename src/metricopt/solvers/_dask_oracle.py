@@ -24,13 +24,14 @@ __all__ = ["DaskCycleSearch", "search_share"]
 SHARES_PER_THREAD = 4
 
 
-def search_share(graph, x, edges, add_tol):
+def search_share(graph, x, edges, add_tol, accept=0.0):
     """The violated cycles of one share of the edges (runs on a worker).
 
     Returns ``(off, mem, worst)``; see :func:`._cycle_search.search_cycles`.
     """
     cap = max(1024, 2 * edges.shape[0])
-    off, mem, worst, _, _ = search_cycles(graph, x, edges, add_tol, 1, cap, parallel=False)
+    off, mem, worst, _, _ = search_cycles(graph, x, edges, add_tol, 1, cap, accept=accept,
+                                          parallel=False)
     return off, mem, worst
 
 
@@ -66,12 +67,12 @@ class DaskCycleSearch:
         self.n_shares = k
         self.last_bytes = 0
 
-    def __call__(self, x, add_tol):
+    def __call__(self, x, add_tol, accept=0.0):
         """``(off, mem, worst)`` over all sources, shares in order (not yet canonical)."""
         xf = self.client.scatter(np.ascontiguousarray(x, dtype=np.float64), broadcast=True,
                                  hash=False)
         futures = [self.client.submit(search_share, self.graph, xf, share, float(add_tol),
-                                      pure=False) for share in self.shares]
+                                      float(accept), pure=False) for share in self.shares]
         try:
             parts = self.client.gather(futures)
         finally:

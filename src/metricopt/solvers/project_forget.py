@@ -20,16 +20,18 @@ Oracles by problem structure:
 ``"sparse"`` (MET(G): signed ``cc``, ``mn`` from a weighted edge list)
     Two tiers (:class:`_CycleOracle`). First the graph's triangles, listed once (three
     inequalities each): while one is violated by more than ``tol`` their violated
-    inequalities are the answer, at most 10 calls in a row. Then the exact separation:
-    for every edge ``e = (a, b)`` a bidirectional Dijkstra with the current ``x`` as
+    inequalities are the answer, at most 10 calls in a row. Then path searches: for
+    every edge ``e = (a, b)`` a bidirectional Dijkstra with the current ``x`` as
     lengths (negative values count as 0, zero lengths are kept), bounded by ``x_e``
     itself, edges dealt to the threads with per-thread buffers; when
-    ``x_e > dist(a, b)`` the cycle ``e`` + shortest path is returned (PF §2.1 returns
-    the same cycles from one full Dijkstra per source; two half-radius balls per edge
-    are far smaller than one ball per source in a small-world graph,
-    :func:`metricopt.problems._cycles.separate_edges`). Only the exact tier ends a QP
-    stage. Passes per oracle call: ``5 min(t, 15)`` at iteration ``t`` (75 from
-    t = 15 on, as PF Alg. 7).
+    ``x_e > dist(a, b)`` the cycle ``e`` + path is returned (PF §2.1 returns the same
+    cycles from one full Dijkstra per source; two half-radius balls per edge are far
+    smaller than one ball per source in a small-world graph,
+    :func:`metricopt.problems._cycles.separate_edges`). Far from feasibility (the last
+    search found violations above ``10 tol``) a search takes the first path of length
+    at most ``x_e / 4`` it meets; then it proves the shortest path, and only such an
+    exact call ends a QP stage. Passes per oracle call: ``5 min(t, 15)`` at iteration
+    ``t`` (75 from t = 15 on, as PF Alg. 7).
 ``"edges"`` (``cd``)
     A scan of the problem's explicit triangle and wedge lists.
 ``"dense"`` (``K_n``: Jaccard ``cc``, dense ``mn``, ``sc``)
@@ -252,25 +254,37 @@ def _certify(problem, st, dual, neg_bty):
 
 # ----------------------------------------------------------------------- oracles
 class _CycleOracle:
-    """Separation of MET(G) in two tiers: the graph's triangles, then shortest paths.
+    """Separation of MET(G) in two tiers: the graph's triangles, then paths.
 
     Each call first scans the graph's triangles (an explicit list, three inequalities
     each: :func:`._pf_kernels.edge_oracle`). While some triangle is violated by more
     than ``tol`` their violated inequalities are the answer (not a full check: the
-    cycle inequalities of longer cycles were not looked at). Otherwise the exact
-    separation runs: one bounded bidirectional search per edge
-    (:func:`metricopt.problems._cycles.separate_edges`), whose largest violation is the
-    exact one. The triangles are cheap and short cycles are what the LP's solution
-    rests on; far from feasibility, when the positive edges are near 0, the shortest
-    paths are long chains of near-zero edges (57 edges on average on a 20,000-node
-    signed graph) whose search is costly and whose inequalities are weak.
+    cycle inequalities of longer cycles were not looked at), at most
+    :attr:`MAX_STREAK` calls in a row. Otherwise one bounded bidirectional search per
+    edge runs (:func:`metricopt.problems._cycles.separate_edges`): while the last such
+    call found violations above ``EXACT_BELOW * tol`` each search takes the first path
+    it meets that is short enough (at most ``ACCEPT * x_e``: not a full check); after
+    that the searches prove shortest paths, and their largest violation is the exact
+    one. The triangles are cheap and short cycles are what the LP's solution rests on;
+    far from feasibility, when the positive edges are near 0, the shortest paths are
+    long chains of near-zero edges (57-96 edges on average on a 20,000-node signed
+    graph), costly to prove shortest.
+
+    The triangle streak and the last path search's violation are part of the run's
+    state (``counters``: a resumed run makes the same calls).
 
     With ``scheduler`` the searches are run on a Dask cluster
     (:class:`._dask_oracle.DaskCycleSearch`); the cycles are the same either way.
     """
 
-    #: Triangle-only calls in a row before the exact separation runs anyway.
+    #: Triangle-only calls in a row before the path searches run anyway.
     MAX_STREAK = 10
+    #: The path searches are exact (a full check) once the last of them found no
+    #: violation above ``EXACT_BELOW * tol``; before, each search takes the first path
+    #: of length at most ``ACCEPT * x_e`` it meets
+    #: (:func:`metricopt.problems._cycles.separate_edges`).
+    EXACT_BELOW = 10.0
+    ACCEPT = 0.25
 
     def __init__(self, problem, threads, add_tol, tol, scheduler=None):
         from ..problems._wedges import csr_triangle_count, csr_triangles
@@ -288,6 +302,7 @@ class _CycleOracle:
         self.add_tol = add_tol
         self.tol = tol
         self.streak = 0
+        self.last_worst = None
         self.cap = max(4096, 4 * self.graph.pairs.shape[0] // max(threads, 1))
         self.remote = None
         if scheduler is not None:
@@ -307,15 +322,19 @@ class _CycleOracle:
             self.streak += 1
             return off, mem, kind, float(worst), False
         self.streak = 0
+        exact = self.last_worst is not None and self.last_worst <= self.EXACT_BELOW * self.tol
+        accept = 0.0 if exact else self.ACCEPT
         if self.remote is not None:
-            off, mem, worst = self.remote(x, self.add_tol)
+            off, mem, worst = self.remote(x, self.add_tol, accept)
             self.last_bytes = self.remote.last_bytes
         else:
             off, mem, worst, self.cap, self.last_bytes = search_cycles(
-                self.graph, x, self.graph.edges, self.add_tol, self.threads, self.cap)
+                self.graph, x, self.graph.edges, self.add_tol, self.threads, self.cap,
+                accept=accept)
+        self.last_worst = worst
         off, mem = canonical_cycles(off, mem)
         k = off.shape[0] - 1
-        return off, mem, np.zeros(k, dtype=np.uint8), worst, True
+        return off, mem, np.zeros(k, dtype=np.uint8), worst, exact
 
     def close(self):
         """Release the cluster connection, if any."""
@@ -332,6 +351,7 @@ class _EdgeOracle:
         self.add_tol = add_tol
         self.last_bytes = 0
         self.streak = 0
+        self.last_worst = None
 
     def __call__(self, x):
         from . import _pf_kernels as K
@@ -863,6 +883,7 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
         counters["iteration"] = int(meta["iteration"])
         counters["seconds"] = float(meta["seconds"])
         counters["triangle_streak"] = int(meta.get("triangle_streak", 0))
+        counters["path_worst"] = meta.get("path_worst")
     else:
         active = _ActiveList() if oracle is not None else _TriangleList()
 
@@ -884,11 +905,13 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
             with interrupt_deferred():
                 t0 = time.perf_counter()
                 if oracle is not None:
-                    # the triangle streak of the cycle oracle is part of the state (a
-                    # resumed run makes the same calls)
+                    # the cycle oracle's schedule is part of the state (a resumed run
+                    # makes the same calls)
                     oracle.streak = counters.get("triangle_streak", 0)
+                    oracle.last_worst = counters.get("path_worst")
                     off, mem, kind, worst, full = oracle(st["x"])
                     counters["triangle_streak"] = oracle.streak
+                    counters["path_worst"] = oracle.last_worst
                     found = off.shape[0] - 1
                     viol = max(worst, problem.bound_violation(st["x"]))
                 else:
