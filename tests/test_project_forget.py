@@ -255,6 +255,59 @@ def test_violated_cycles_and_max_violation_match_the_full_dijkstra(seed):
                                                                                  abs=1e-12)
 
 
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("accept", [0.25, 0.5])
+def test_first_short_path_mode_finds_violated_cycles_of_the_same_edges(seed, accept):
+    """With ``accept > 0`` a search stops at the first path of length at most
+    ``accept * x_e``: the same edges get a cycle as in the exact separation, each cycle
+    is violated by what it reports and either that much or a shortest path's violation,
+    and the largest violation found is a lower bound of the exact one."""
+    from metricopt.problems._cycles import collect_cycles
+
+    prob = signed_problem(seed + 20, n=40, p=0.15)
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(0.0, 1.0, prob.n_variables) ** 3  # many short edges: long paths
+    indptr, nbrs, eids = edge_csr(prob.n, prob.pairs)
+    edges = np.arange(prob.pairs.shape[0], dtype=np.int64)
+    eo, em, ev, ew, _, _ = collect_cycles(indptr, nbrs, eids, prob.pairs, x, edges, 1e-9, 2, 64)
+    fo, fm, fv, fw, _, _ = collect_cycles(indptr, nbrs, eids, prob.pairs, x, edges, 1e-9, 2, 64,
+                                          accept=accept)
+    exact = dict(zip(em[eo[:-1]], ev))
+    assert len(exact) > 10
+    assert sorted(fm[fo[:-1]]) == sorted(exact)
+    for c in range(fv.shape[0]):
+        ids = fm[fo[c]:fo[c + 1]]
+        path = x[ids[1:]].sum()
+        assert x[ids[0]] - path == pytest.approx(fv[c], abs=1e-12)
+        assert path <= accept * x[ids[0]] + 1e-12 or fv[c] == pytest.approx(exact[ids[0]],
+                                                                             abs=1e-12)
+        assert fv[c] <= exact[ids[0]] + 1e-12
+    assert fw <= ew + 1e-15 and ew == pytest.approx(max_cycle_violation(x, prob.n, prob.pairs))
+
+
+def test_cycle_oracle_schedule_triangles_first_then_paths():
+    """The sparse oracle answers with triangles while one is violated by more than tol
+    (at most MAX_STREAK calls in a row), then with path searches, exact (a full check)
+    once the last search found no violation above EXACT_BELOW * tol."""
+    from metricopt.solvers.project_forget import _CycleOracle
+
+    prob = signed_problem(5, n=30, p=0.3)
+    oracle = _CycleOracle(prob, 2, 1e-6, 1e-3)
+    assert oracle.triangles.shape[0] > 0
+    x = np.asarray(prob.target, dtype=float)  # negative edges 1, positive 0
+    off, mem, kind, worst, full = oracle(x)
+    assert not full and worst == pytest.approx(1.0) and oracle.streak == 1
+    assert all(off[c + 1] - off[c] == 3 for c in range(off.shape[0] - 1))
+    oracle.streak = _CycleOracle.MAX_STREAK  # the streak is over: paths, not exact yet
+    off, mem, kind, worst, full = oracle(x)
+    assert not full and oracle.streak == 0 and oracle.last_worst == worst
+    # a point in MET(G): the triangles hold, the last search found nothing -> exact
+    y = np.full(prob.n_variables, 0.5)
+    oracle.last_worst = 0.0
+    off, mem, kind, worst, full = oracle(y)
+    assert full and worst == 0.0 and off.shape[0] == 1
+
+
 def _diag_triplets(n, block):
     """The visiting order of the dense kernels, in Python: (a, b, c) diagonal positions."""
     off = D.diagonal_offsets(n)

@@ -82,6 +82,7 @@ def _heap_pop(heap_d, heap_v, row, size):
     return size
 
 
+@numba.njit(inline="always")
 def search_buffers(n, m2):
     """Per-worker buffers of :func:`sssp` and :func:`shortest_path_below`.
 
@@ -342,12 +343,7 @@ def separate_edges(indptr, nbrs, eids, pairs, x, edges, pos, add_tol, accept, ou
     cap = out_mem.shape[1]
     ne = edges.shape[0]
     for t in numba.prange(T):
-        dist = np.full((2, n), np.inf)
-        pred = np.empty((2, n), dtype=np.int64)
-        done = np.zeros((2, n), dtype=np.bool_)
-        heap_d = np.empty((2, m2 + 1))
-        heap_v = np.empty((2, m2 + 1), dtype=np.int64)
-        touched = np.empty((2, n), dtype=np.int64)
+        dist, pred, done, heap_d, heap_v, touched = search_buffers(n, m2)
         count = np.empty(0, dtype=np.int64)
         i = pos[t]
         nc = ncyc[t]
@@ -494,13 +490,7 @@ def violated_cycles(x, n, pairs, tol=1e-9):
 # ------------------------------------------------------------ slow references
 @numba.njit(cache=True)
 def _reference_kernel(n, indptr, nbrs, eids, pairs, x, tol):
-    m2 = nbrs.shape[0]
-    dist = np.full((2, n), np.inf)
-    pred = np.full((2, n), -1, dtype=np.int64)
-    heap_d = np.empty((2, m2 + 1))
-    heap_v = np.empty((2, m2 + 1), dtype=np.int64)
-    done = np.zeros((2, n), dtype=np.bool_)
-    touched = np.empty((2, n), dtype=np.int64)
+    dist, pred, done, heap_d, heap_v, touched = search_buffers(n, nbrs.shape[0])
     offsets = [0]
     members = [0]  # list typed as int64; first element dropped below
     members.pop()

@@ -944,6 +944,8 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                     if next_gamma is not None:
                         _rescale(st, active, next_gamma)
                         counters["gamma"] = next_gamma
+                        # x moved: the path searches start over far from feasibility
+                        counters["path_worst"] = None
                 smax_all = 0.0
                 npass = 0
                 if not done and oracle is None and st["sum_value"] is None:
