@@ -716,3 +716,20 @@ def test_certificate_in_the_layout_equals_the_problem_order_one(monkeypatch, rai
         else:
             assert got["theorem5"] <= plain_details["theorem5"] + 1e-9
     assert res["lower_bound"] <= ref * (1 + 1e-12)
+
+
+def test_csr_triangles_match_the_enumeration_and_respect_the_cap():
+    from metricopt.problems._wedges import csr_triangle_count, csr_triangles
+
+    prob = signed_problem(7, n=25, p=0.3)
+    indptr, nbrs, eids = edge_csr(prob.n, prob.pairs)
+    tri = csr_triangles(prob.n, indptr, nbrs, eids)
+    t = csr_triangle_count(prob.n, indptr, nbrs, eids)
+    assert tri.shape == (t, 3) and t > 0
+    # every row is a triangle: three edges on three nodes, each node twice
+    for row in tri:
+        ends = np.bincount(prob.pairs[row].ravel(), minlength=prob.n)
+        assert sorted(ends[ends > 0]) == [2, 2, 2]
+    assert len({tuple(sorted(r)) for r in tri.tolist()}) == t
+    assert csr_triangles(prob.n, indptr, nbrs, eids, max_count=t).shape == (t, 3)
+    assert csr_triangles(prob.n, indptr, nbrs, eids, max_count=t - 1).shape == (0, 3)

@@ -76,14 +76,17 @@ def csr_triangle_count(n, indptr, nbrs, eids):
     return int(_enumerate(indptr, nbrs, eids, n, False, empty3, empty2, False)[0])
 
 
-def csr_triangles(n, indptr, nbrs, eids):
+def csr_triangles(n, indptr, nbrs, eids, max_count=None):
     """The triangles of a graph given by its sorted edge-id CSR (:func:`._cycles.edge_csr`).
 
     Returns an ``(t, 3)`` int64 array of edge ids, each triangle once (as
-    :func:`triangles_and_wedges`), without forming the open wedges.
+    :func:`triangles_and_wedges`), without forming the open wedges; an empty one when
+    there are more than ``max_count`` (counted before anything is allocated).
     """
     empty2 = np.empty((0, 2), dtype=np.int64)
     nt = csr_triangle_count(n, indptr, nbrs, eids)
+    if max_count is not None and nt > max_count:
+        return np.empty((0, 3), dtype=np.int64)
     tri = np.empty((nt, 3), dtype=np.int64)
     _enumerate(indptr, nbrs, eids, n, True, tri, empty2, False)
     return tri

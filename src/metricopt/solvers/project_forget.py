@@ -287,16 +287,13 @@ class _CycleOracle:
     ACCEPT = 0.25
 
     def __init__(self, problem, threads, add_tol, tol, scheduler=None):
-        from ..problems._wedges import csr_triangle_count, csr_triangles
+        from ..problems._wedges import csr_triangles
         from ._cycle_search import CycleGraph
 
         self.graph = CycleGraph.from_problem(problem)
         g = self.graph
-        if csr_triangle_count(problem.n, g.indptr, g.nbrs, g.eids) \
-                <= MAX_TRIANGLES_PER_EDGE * max(g.pairs.shape[0], 1):
-            self.triangles = csr_triangles(problem.n, g.indptr, g.nbrs, g.eids)
-        else:
-            self.triangles = np.empty((0, 3), dtype=np.int64)
+        self.triangles = csr_triangles(problem.n, g.indptr, g.nbrs, g.eids,
+                                       MAX_TRIANGLES_PER_EDGE * max(g.pairs.shape[0], 1))
         self.no_wedges = np.empty((0, 2), dtype=np.int64)
         self.threads = threads
         self.add_tol = add_tol
@@ -350,8 +347,6 @@ class _EdgeOracle:
         self.wed = np.ascontiguousarray(problem.wedges, dtype=np.int64).reshape(-1, 2)
         self.add_tol = add_tol
         self.last_bytes = 0
-        self.streak = 0
-        self.last_worst = None
 
     def __call__(self, x):
         from . import _pf_kernels as K
@@ -907,11 +902,13 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                 if oracle is not None:
                     # the cycle oracle's schedule is part of the state (a resumed run
                     # makes the same calls)
-                    oracle.streak = counters.get("triangle_streak", 0)
-                    oracle.last_worst = counters.get("path_worst")
+                    if mode == "sparse":
+                        oracle.streak = counters.get("triangle_streak", 0)
+                        oracle.last_worst = counters.get("path_worst")
                     off, mem, kind, worst, full = oracle(st["x"])
-                    counters["triangle_streak"] = oracle.streak
-                    counters["path_worst"] = oracle.last_worst
+                    if mode == "sparse":
+                        counters["triangle_streak"] = oracle.streak
+                        counters["path_worst"] = oracle.last_worst
                     found = off.shape[0] - 1
                     viol = max(worst, problem.bound_violation(st["x"]))
                 else:
