@@ -148,8 +148,9 @@ def main(argv=None):
     print("| shape | nodes | edges | nodes with edges | mean degree | max degree | negative "
           "| generate s |" + (" largest component n, m | oracle calls (exact) | wall s "
                                "| oracle s | certificates s | LP value | lower bound | gap | violation | peak GiB "
-                               "| bytes per edge | status |" if args.solve else ""))
-    print("|---" * (8 + (12 if args.solve else 0)) + "|")
+                               "| bytes per edge | estimate GiB | added by the solve GiB "
+                               "| status |" if args.solve else ""))
+    print("|---" * (8 + (14 if args.solve else 0)) + "|")
     for shape in args.shapes.split(","):
         spec = SHAPES[shape] if shape in SHAPES else None
         t0 = time.perf_counter()
@@ -180,9 +181,12 @@ def _solve_columns(shape, args):
     import resource
 
     from metricopt.solvers import solve
+    from metricopt.solvers.project_forget import estimate_memory
     from metricopt.result import Status
 
     prob = generated_problem(shape)
+    estimate = estimate_memory(prob, threads=args.threads)
+    before = _rss()
 
     def progress(r):  # every oracle call, on stderr
         print(f"  call {r['iteration']}{' (exact)' if r['full_check'] else ''}: "
@@ -203,7 +207,17 @@ def _solve_columns(shape, args):
     return (f" {prob.n}, {m} | {res['nit']} ({exact}) | {wall:.0f} | {oracle:.0f} "
             f"| {res['certify_seconds']:.0f} | {res['fun']:.2f} "
             f"| {res['lower_bound']:.2f} | {res['gap']:.2e} | {res['max_violation']:.2e} "
-            f"| {peak / 2**30:.2f} | {peak / m:.0f} | {Status.NAMES[res['status']]} |")
+            f"| {peak / 2**30:.2f} | {peak / m:.0f} | {estimate / 2**30:.2f} "
+            f"| {(peak - before) / 2**30:.2f} | {Status.NAMES[res['status']]} |")
+
+
+def _rss():
+    """Resident bytes of this process now (Linux; 0 elsewhere)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:
+        return 0
 
 
 if __name__ == "__main__":

@@ -51,7 +51,9 @@ def test_cluster_oracle_matches_local(cluster):
     x = np.random.default_rng(1).uniform(0, 1, prob.pairs.shape[0])
     off, mem, worst, _, _ = search_cycles(graph, x, graph.edges, 1e-9, 2, 64)
     remote = DaskCycleSearch(graph, cluster)
-    roff, rmem, rworst = remote(x, 1e-9)
+    roff, rmem, rworst = remote(x, 1e-9, stop=lambda: False)
+    asked = []
+    assert remote(x, 1e-9, stop=lambda: not asked.append(1)) is None and asked == [1]
     remote.close()
     assert rworst == worst
     for a, b in zip(canonical_cycles(off, mem), canonical_cycles(roff, rmem)):

@@ -308,6 +308,55 @@ def test_cycle_oracle_schedule_triangles_first_then_paths():
     assert full and worst == 0.0 and off.shape[0] == 1
 
 
+@pytest.mark.parametrize("accept", [0.0, 0.25])
+def test_search_in_parts_finds_the_cycles_of_one_search(monkeypatch, accept):
+    """The path search run in parts of a few edges gives the one call's cycles (in the
+    canonical order) and worst; a stop after the first part ends it there."""
+    from metricopt.solvers import _cycle_search as CS
+
+    prob = signed_problem(11, n=40, p=0.25)
+    graph = CS.CycleGraph.from_problem(prob)
+    x = np.random.default_rng(3).random(prob.n_variables)
+    one = CS.search_cycles(graph, x, graph.edges, 1e-6, 2, 8, accept=accept)
+    monkeypatch.setattr(CS, "MIN_PART_EDGES", 7)
+    parts = []
+    real = CS.search_cycles
+
+    def counted(*args, **kwargs):
+        parts.append(args[2].shape[0])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(CS, "search_cycles", counted)
+    off, mem, worst, _, _, complete = CS.search_cycles_until(graph, x, 1e-6, 2, 8,
+                                                             accept=accept)
+    assert complete and len(parts) == -(-graph.edges.shape[0] // 7) > 10
+    a, b = CS.canonical_cycles(*one[:2]), CS.canonical_cycles(off, mem)
+    np.testing.assert_array_equal(a[0], b[0])
+    np.testing.assert_array_equal(a[1], b[1])
+    assert worst == one[2]
+    parts.clear()
+    *_, complete = CS.search_cycles_until(graph, x, 1e-6, 2, 8, accept=accept,
+                                          stop=lambda: True)
+    assert not complete and parts == [7]
+
+
+def test_stopped_path_search_drops_the_oracle_call(monkeypatch):
+    """A stop between two parts of the path search gives None and leaves the schedule's
+    state; a search of one part is never stopped."""
+    from metricopt.solvers import _cycle_search as CS
+    from metricopt.solvers.project_forget import _CycleOracle
+
+    prob = signed_problem(5, n=30, p=0.3)
+    oracle = _CycleOracle(prob, 2, 1e-6, 1e-3)
+    x = np.asarray(prob.target, dtype=float)
+    oracle.streak, oracle.last_worst = _CycleOracle.MAX_STREAK, 0.5
+    assert oracle(x, stop=lambda: True) is not None and oracle.last_worst != 0.5
+    monkeypatch.setattr(CS, "MIN_PART_EDGES", 5)
+    oracle.streak, oracle.last_worst = _CycleOracle.MAX_STREAK, 0.5
+    assert oracle(x, stop=lambda: True) is None
+    assert oracle.last_worst == 0.5
+
+
 def _diag_triplets(n, block):
     """The visiting order of the dense kernels, in Python: (a, b, c) diagonal positions."""
     off = D.diagonal_offsets(n)
@@ -673,6 +722,92 @@ def test_ctrl_c_waits_for_the_iteration_and_resumes_exactly(tmp_path, monkeypatc
     again = solve_project_forget(problem, resume=path, **opts)
     assert again["nit"] == ref["nit"]
     np.testing.assert_array_equal(again["x"], ref["x"])
+
+
+def test_ctrl_c_during_a_path_search_is_answered_after_one_part(tmp_path, monkeypatch,
+                                                                sigint_raises):
+    """SIGINT inside a part of a path search: no further part runs, the call is dropped
+    (the run reports the calls before it), and resuming gives the uninterrupted answer."""
+    import signal
+
+    from metricopt.solvers import _cycle_search as CS
+
+    prob = signed_problem(7, n=40, p=0.25)
+    opts = dict(threads=1, tol=1e-3, gap_tol=1e-3)
+    monkeypatch.setattr(CS, "MIN_PART_EDGES", 9)
+    ref = solve_project_forget(prob, **opts)
+    real = CS.search_cycles
+    parts = []
+
+    def search(*args, **kwargs):
+        parts.append(len(parts))
+        if len(parts) == 3:  # the first path search's third part
+            signal.raise_signal(signal.SIGINT)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(CS, "search_cycles", search)
+    path = str(tmp_path / "ck.npz")
+    seen = []
+    res = solve_project_forget(prob, checkpoint=path, callback=seen.append, **opts)
+    assert res["status"] == Status.INTERRUPTED and len(parts) == 3
+    assert res["nit"] == len(seen) < ref["nit"]
+    monkeypatch.setattr(CS, "search_cycles", real)
+    again = solve_project_forget(prob, resume=path, **opts)
+    assert again["nit"] == ref["nit"]
+    np.testing.assert_array_equal(again["x"], ref["x"])
+
+
+def test_ctrl_c_during_a_dense_scan_is_answered_after_one_part(tmp_path, monkeypatch,
+                                                                sigint_raises):
+    """The dense mode's full scan: SIGINT inside a part ends the scan there, the call is
+    dropped, and resuming gives the uninterrupted answer."""
+    import signal
+
+    import metricopt.solvers.project_forget as PF
+
+    prob = metricopt.build_problem("cc", metricopt.read_graph("karate"))
+    opts = dict(threads=1, tol=1e-3, gap_tol=1e-3)
+    monkeypatch.setattr(PF, "SCAN_PARTS", 8)
+    ref = solve_project_forget(prob, **opts)
+    real = D.dense_detect
+    parts = []
+
+    def detect(*args):
+        parts.append(1)
+        if len(parts) == 30:
+            signal.raise_signal(signal.SIGINT)
+        return real(*args)
+
+    monkeypatch.setattr(D, "dense_detect", detect)
+    path = str(tmp_path / "ck.npz")
+    seen = []
+    res = solve_project_forget(prob, checkpoint=path, callback=seen.append, **opts)
+    assert res["status"] == Status.INTERRUPTED and len(parts) == 30
+    assert res["nit"] == len(seen) < ref["nit"]
+    monkeypatch.setattr(D, "dense_detect", real)
+    again = solve_project_forget(prob, resume=path, **opts)
+    assert again["nit"] == ref["nit"]
+    np.testing.assert_array_equal(again["x"], ref["x"])
+
+
+def test_iteration_loop_stopping_and_drop(sigint_raises):
+    import signal
+
+    from metricopt.solvers._core import IterationLoop
+
+    loop = IterationLoop("calls", dict(iteration=0, seconds=0.0), max_iter=5)
+    with loop:
+        assert loop.next() and loop.it == 1
+        with pytest.raises(KeyboardInterrupt):
+            with loop.iteration():
+                assert not loop.stopping()
+                signal.raise_signal(signal.SIGINT)
+                assert loop.stopping()  # held, not raised, until the block ends
+                loop.drop()
+        assert loop.it == 0 and not loop.stopping()
+    timed = IterationLoop("calls", dict(iteration=0, seconds=5.0), max_iter=5, time_limit=1.0)
+    with timed:
+        assert timed.stopping()
 
 
 @pytest.mark.filterwarnings("ignore::metricopt.exceptions.ConvergenceWarning")

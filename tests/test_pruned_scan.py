@@ -216,3 +216,24 @@ def test_solve_same_with_and_without_pruning(monkeypatch):
     np.testing.assert_array_equal(runs[0]["x"], runs[1]["x"])
     assert runs[0]["max_violation"] == runs[1]["max_violation"]
     assert runs[0]["nit"] == runs[1]["nit"]
+
+
+@pytest.mark.parametrize("cap", [None, 40])
+def test_scan_in_parts_finds_what_one_scan_finds(monkeypatch, cap):
+    """A full scan asked to stop runs in parts (rows grown in between when ``cap`` is
+    small) and returns what one scan returns; a stop that answers yes ends it."""
+    from metricopt.solvers import project_forget as PF
+
+    n, add_tol, threads = 70, 1e-3, 2
+    x = instance("noise", n, np.random.default_rng(4))
+    rows = D.scan_rows(n, BLOCK, threads)
+    ref = PF.full_scan(x, n, add_tol, rows, block=BLOCK, cap=cap)
+    monkeypatch.setattr(PF, "SCAN_PARTS", 50)
+    asked = []
+    got = PF.full_scan(x, n, add_tol, rows, block=BLOCK, cap=cap,
+                       stop=lambda: bool(asked.append(1)))
+    assert len(asked) >= 40
+    for a, b in zip(ref[0], got[0]):
+        np.testing.assert_array_equal(a, b)
+    assert got[1] == ref[1] and got[3] == ref[3]
+    assert PF.full_scan(x, n, add_tol, rows, block=BLOCK, cap=cap, stop=lambda: True) is None

@@ -5,8 +5,10 @@ QP of the LP (:mod:`metricopt.bounds`, V §4-7) as a means to the LP. This modul
 what they share:
 
 * :func:`check_options`: one validation of the common options, one message format;
-* :func:`interrupt_deferred`: a Ctrl-C waits for the end of the iteration, so the
-  iterate, its duals and the counters of a checkpoint belong together;
+* :func:`interrupt_deferred` and :class:`IterationLoop`: a Ctrl-C waits for the end of
+  the iteration, so the iterate, its duals and the counters of a checkpoint belong
+  together; the iteration's long steps end early when it is held
+  (:meth:`IterationLoop.stopping`);
 * :func:`lp_gap` and :class:`LPStage`: the stopping rule on the *certified LP gap*.
   When a backend's QP stage has converged (its own QP gap and violation within
   tolerance), :meth:`LPStage.finish` certifies the point; the run is ``optimal`` only if
@@ -120,15 +122,17 @@ def interrupt_deferred():
 
     An iteration updates ``x`` and the duals together; cut short, it would leave a
     checkpoint whose ``x`` is not ``x0 - W^{-1} A' z`` of its duals, or whose counters
-    are an iteration behind. Main thread only (elsewhere a no-op).
+    are an iteration behind. Main thread only (elsewhere a no-op). The block gets a
+    list that is non-empty once a Ctrl-C is held, so that long steps inside it can end
+    early (:meth:`IterationLoop.stopping`).
     """
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield []
         return
     caught = []
     old = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
     try:
-        yield
+        yield caught
     finally:
         signal.signal(signal.SIGINT, old)
     if caught and old is not signal.SIG_IGN:
@@ -316,13 +320,19 @@ class IterationLoop:
     per-iteration record (history, progress callback, counters), the checkpoint cadence
     and Ctrl-C: a ``KeyboardInterrupt`` ends the loop with status ``INTERRUPTED`` and a
     checkpoint (each iteration runs under :func:`interrupt_deferred`, so the state
-    saved is that of a whole iteration). A backend writes only its iteration::
+    saved is that of a whole iteration; :meth:`stopping` and :meth:`drop` let a long
+    read-only step give the iteration up, so a Ctrl-C or the time limit is answered
+    within a part of it). A backend writes only its iteration::
 
         loop = IterationLoop("passes", counters, max_iter=..., time_limit=..., ...)
         with loop:
             while loop.next():
-                with interrupt_deferred():
-                    ...                      # one iteration
+                with loop.iteration():
+                    if not search(stop=loop.stopping):  # a read-only step, given up
+                        loop.drop()
+                        loop.out_of_time()
+                        break
+                    ...                      # the rest of one iteration
                     loop.record(rec)
                     if converged:
                         loop.stop(Status.OPTIMAL, "...")
@@ -360,6 +370,7 @@ class IterationLoop:
         self.history = []
         self.status, self.message = Status.LIMIT, ""
         self.it = int(counters["iteration"])
+        self._held = []
 
     def __enter__(self):
         import numba
@@ -391,6 +402,32 @@ class IterationLoop:
     def deadline(self):
         """``time.perf_counter()`` value of the time limit, or None."""
         return None if self.time_limit is None else self.start + self.time_limit
+
+    @contextlib.contextmanager
+    def iteration(self):
+        """The block of one iteration: :func:`interrupt_deferred`, watched by
+        :meth:`stopping`."""
+        with interrupt_deferred() as held:
+            self._held = held
+            try:
+                yield
+            finally:
+                self._held = []
+
+    def stopping(self):
+        """True once the time limit has passed or a Ctrl-C is held in this iteration.
+
+        A long read-only step at the start of an iteration (an oracle's search) asks
+        between its parts; when true it gives up, the backend calls :meth:`drop` and
+        leaves the loop, and the run ends with the state of the iteration before (so a
+        checkpoint then written resumes to the uninterrupted answer).
+        """
+        return bool(self._held) or (self.time_limit is not None
+                                     and self.elapsed() >= self.time_limit)
+
+    def drop(self):
+        """Undo :meth:`next`: the iteration begun changed nothing and does not count."""
+        self.it -= 1
 
     def next(self):
         """Start the next iteration; False (status set) at the iteration limit."""

@@ -4,14 +4,21 @@
 (:func:`metricopt.problems._cycles.separate_edges`) over a set of edges;
 :func:`canonical_cycles` puts the cycles found in the order of their violated edge, so
 the oracle's answer depends on ``x`` only, not on how the edges were split between
-threads or cluster workers.
+threads or cluster workers. :func:`search_cycles_until` runs the search in parts and
+asks between them whether to stop (time limit, Ctrl-C).
 """
 
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["CycleGraph", "search_cycles", "canonical_cycles"]
+__all__ = ["CycleGraph", "search_cycles", "search_cycles_until", "canonical_cycles"]
+
+#: :func:`search_cycles_until` runs the search in about this many parts of the edges
+#: (each a kernel launch with fresh search buffers, about 50 n bytes set per worker) ...
+SEARCH_PARTS = 256
+#: ... of at least this many edges each.
+MIN_PART_EDGES = 4096
 
 
 @dataclass(frozen=True)
@@ -86,6 +93,44 @@ def search_cycles(graph, x, edges, add_tol, threads, cap, *, accept=0.0, paralle
         graph.indptr, graph.nbrs, graph.eids, graph.pairs, x, edges, add_tol, threads, cap,
         accept=accept, parallel=parallel)
     return off, mem, worst, cap, nbytes
+
+
+def search_cycles_until(graph, x, add_tol, threads, cap, *, accept=0.0, stop=None):
+    """:func:`search_cycles` over all edges, in parts, until ``stop()`` is true.
+
+    The edges are searched in consecutive parts of ``max(MIN_PART_EDGES, m /
+    SEARCH_PARTS)``; ``stop`` (a callable, or None) is asked after each part but the
+    last. The cycles of a complete search are those of one :func:`search_cycles` call
+    (in another order: each edge's cycle depends on ``x`` only), so the parts change
+    only how soon a time limit or Ctrl-C is answered: within about 1/256 of a call.
+
+    Returns
+    -------
+    off, mem : ndarray of int64
+        Flat cycle list of the edges searched.
+    worst : float
+        As :func:`search_cycles`, over the edges searched.
+    cap, nbytes : int
+        As :func:`search_cycles` (``nbytes``: the largest part's buffers and the list).
+    complete : bool
+        False when ``stop()`` ended the search early.
+    """
+    edges = graph.edges
+    ne = edges.shape[0]
+    step = max(MIN_PART_EDGES, -(-ne // SEARCH_PARTS))
+    found = []
+    worst, nbytes = 0.0, 0
+    complete = True
+    for start in range(0, ne, step):
+        off, mem, w, cap, nb = search_cycles(graph, x, edges[start: start + step], add_tol,
+                                             threads, cap, accept=accept)
+        found.append((off, mem))
+        worst, nbytes = max(worst, w), max(nbytes, nb)
+        if stop is not None and start + step < ne and stop():
+            complete = False
+            break
+    off, mem = concat_cycles(found)
+    return off, mem, worst, cap, nbytes + int(off.nbytes + mem.nbytes), complete
 
 
 def concat_cycles(parts):

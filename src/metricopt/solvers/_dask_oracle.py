@@ -13,6 +13,8 @@ parallelism is the workers' task threads, so a worker with several threads never
 two threaded numba kernels at once.
 """
 
+import time
+
 import numpy as np
 
 from ._cycle_search import concat_cycles, search_cycles
@@ -22,6 +24,9 @@ __all__ = ["DaskCycleSearch", "search_share"]
 #: Shares per worker thread: enough that a slow share (a hub's searches) does not leave
 #: the other threads idle at the end of a call.
 SHARES_PER_THREAD = 4
+#: How often a call asks its ``stop`` while the shares run (seconds; a wait, it changes
+#: no answer).
+POLL_SECONDS = 0.05
 
 
 def search_share(graph, x, edges, add_tol, accept=0.0):
@@ -67,13 +72,23 @@ class DaskCycleSearch:
         self.n_shares = k
         self.last_bytes = 0
 
-    def __call__(self, x, add_tol, accept=0.0):
-        """``(off, mem, worst)`` over all sources, shares in order (not yet canonical)."""
+    def __call__(self, x, add_tol, accept=0.0, stop=None):
+        """``(off, mem, worst)`` over all sources, shares in order (not yet canonical).
+
+        ``stop`` (callable or None) is asked every :data:`POLL_SECONDS` while the shares
+        run; when true the call's tasks are cancelled and None is returned.
+        """
         xf = self.client.scatter(np.ascontiguousarray(x, dtype=np.float64), broadcast=True,
                                  hash=False)
         futures = [self.client.submit(search_share, self.graph, xf, share, float(add_tol),
                                       float(accept), pure=False) for share in self.shares]
         try:
+            while stop is not None:
+                if stop():
+                    return None
+                if all(f.done() for f in futures):
+                    break
+                time.sleep(POLL_SECONDS)
             parts = self.client.gather(futures)
         finally:
             self.client.cancel(futures + [xf])

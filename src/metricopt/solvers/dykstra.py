@@ -62,8 +62,7 @@ from ..result import Status
 from ._base import Solver
 from ._checkpoint import problem_digest, read_checkpoint, write_checkpoint
 from . import _regularised
-from ._core import (POLISH_QP_GAP, IterationLoop, LPStage, check_options,
-                    interrupt_deferred)
+from ._core import POLISH_QP_GAP, IterationLoop, LPStage, check_options
 
 __all__ = ["DykstraSolver", "solve_dykstra", "ORDERS"]
 
@@ -734,7 +733,7 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
             it = loop.it
             # a Ctrl-C takes effect between two iterations, so that x, the duals and the
             # counters of a checkpoint always belong together
-            with interrupt_deferred():
+            with loop.iteration():
                 bz, nnz, vest, smax = _one_pass(st, order, block, bufs, interleave)
                 primal, dual, neg_bty = _regularised.objectives(st, bz)
                 gap = _regularised.rel_gap(primal, dual)

@@ -66,7 +66,7 @@ from ..exceptions import ConvergenceWarning, InputError, InvalidParameterError, 
 from ..result import Status
 from ._base import Solver
 from ._checkpoint import problem_digest, read_checkpoint, write_checkpoint
-from ._core import LPStage, IterationLoop, check_options, interrupt_deferred
+from ._core import LPStage, IterationLoop, check_options
 
 __all__ = ["LightTouchSolver", "solve_lighttouch", "TOUCHES", "FINISHES"]
 
@@ -591,7 +591,7 @@ def solve_lighttouch(problem, *, tol=1e-6, gap_tol=1e-4, max_iter=100, time_limi
     with loop:
         while loop.next():
             it = loop.it
-            with interrupt_deferred():
+            with loop.iteration():
                 if touch == "mid" and it == full_rounds + 1:
                     _second_phase(inst, s)
                 full = touch == "full" or (touch == "mid" and it <= full_rounds)

@@ -92,7 +92,7 @@ from ..result import Status
 from ._base import Solver
 from ._checkpoint import problem_digest, read_checkpoint, write_checkpoint
 from . import _regularised
-from ._core import IterationLoop, LPStage, check_options, interrupt_deferred
+from ._core import IterationLoop, LPStage, check_options
 
 __all__ = ["ProjectForgetSolver", "solve_project_forget"]
 
@@ -307,11 +307,17 @@ class _CycleOracle:
 
             self.remote = DaskCycleSearch(self.graph, scheduler)
 
-    def __call__(self, x):
+    def __call__(self, x, stop=None):
         """``(off, mem, kind, worst, full)``: the cycles found, their largest violation,
-        and whether it is the exact largest violation of any cycle inequality."""
+        and whether it is the exact largest violation of any cycle inequality.
+
+        ``stop`` (callable or None) is asked between the parts of a local path search
+        (:func:`._cycle_search.search_cycles_until`) and while a cluster's shares run;
+        a search it ends returns None and leaves the schedule's state as it was (the
+        call is dropped).
+        """
         from . import _pf_kernels as K
-        from ._cycle_search import canonical_cycles, search_cycles
+        from ._cycle_search import canonical_cycles, search_cycles_until
 
         off, mem, kind, worst = K.edge_oracle(x, self.triangles, self.no_wedges, self.add_tol)
         self.last_bytes = int(self.triangles.nbytes + off.nbytes + mem.nbytes)
@@ -322,12 +328,17 @@ class _CycleOracle:
         exact = self.last_worst is not None and self.last_worst <= self.EXACT_BELOW * self.tol
         accept = 0.0 if exact else self.ACCEPT
         if self.remote is not None:
-            off, mem, worst = self.remote(x, self.add_tol, accept)
+            got = self.remote(x, self.add_tol, accept, stop=stop)
+            if got is None:
+                return None
+            off, mem, worst = got
             self.last_bytes = self.remote.last_bytes
         else:
-            off, mem, worst, self.cap, self.last_bytes = search_cycles(
-                self.graph, x, self.graph.edges, self.add_tol, self.threads, self.cap,
-                accept=accept)
+            off, mem, worst, self.cap, self.last_bytes, complete = search_cycles_until(
+                self.graph, x, self.add_tol, self.threads, self.cap, accept=accept,
+                stop=stop)
+            if not complete:
+                return None
         self.last_worst = worst
         off, mem = canonical_cycles(off, mem)
         k = off.shape[0] - 1
@@ -348,7 +359,8 @@ class _EdgeOracle:
         self.add_tol = add_tol
         self.last_bytes = 0
 
-    def __call__(self, x):
+    def __call__(self, x, stop=None):
+        """As :meth:`_CycleOracle.__call__`; one scan, ``stop`` is not asked."""
         from . import _pf_kernels as K
 
         off, mem, kind, worst = K.edge_oracle(x, self.tri, self.wed, self.add_tol)
@@ -422,12 +434,18 @@ class _DenseOracle:
         self.last_bytes = 0
         self.last_work = 0.0  # triplets the last scan visited (for the pass schedule)
 
-    def __call__(self, x, active):
+    def __call__(self, x, active, stop=None):
+        """``(active, worst, found)``: the list merged with the violated triangles found,
+        their largest violation and count; None when ``stop()`` ended a full scan
+        (:func:`full_scan`; the list is then untouched)."""
         from ._pf_dense import dense_merge, support_layout
 
         support = support_layout(x, self.off, self.n)
         if support is None:
-            found, worst = self._full_scan(x, active)
+            got = self._full_scan(x, active, stop)
+            if got is None:
+                return None
+            found, worst = got
         else:
             found, worst = self._support_scan(x, active, support)
         # the pass schedule counts the full scan's triplets either way (variant c)
@@ -456,9 +474,9 @@ class _DenseOracle:
         order = np.argsort(visit_keys(*outs, self.off, self.n, self.block), kind="stable")
         return [o[order] for o in outs], float(worst)
 
-    def _full_scan(self, x, active):
+    def _full_scan(self, x, active, stop=None):
         """Violated constraints by the threaded full scan (:func:`full_scan`), in the
-        visiting order; ``(found, worst)``. Every growth of the output rows is checked:
+        visiting order; ``(found, worst)``, or None when ``stop`` ended it. Every growth of the output rows is checked:
         with a max_memory the whole run counts; without, the new rows are compared with
         what the machine has free now (the rest is allocated already)."""
         T = self.threads
@@ -470,15 +488,27 @@ class _DenseOracle:
                          f"the violated triangles found by project-forget's dense oracle on "
                          f"{self.n} nodes ({so_far} so far)", self.max_memory)
 
-        found, worst, _, _, self.cap = full_scan(
-            x, self.n, self.add_tol, self.rows, cap=self.cap, block=self.block,
-            before_growth=check)
+        got = full_scan(x, self.n, self.add_tol, self.rows, cap=self.cap, block=self.block,
+                        before_growth=check, stop=stop)
+        if got is None:
+            return None
+        found, worst, _, _, self.cap = got
         return found, worst
 
 
-def full_scan(x, n, add_tol, rows, *, chunk=None, cap=None, block=16, before_growth=None):
+#: A full scan asked to ``stop`` runs in about this many parts of each worker's rows.
+SCAN_PARTS = 256
+
+
+def full_scan(x, n, add_tol, rows, *, chunk=None, cap=None, block=16, before_growth=None,
+              stop=None):
     """:func:`._pf_dense.dense_detect` run to the end: a worker whose output row is full
     stops, the rows double (what was found is kept), and the scan resumes.
+
+    With ``stop`` (a callable) each worker's rows are scanned in :data:`SCAN_PARTS`
+    consecutive parts and ``stop()`` is asked after each; when true the scan ends and
+    None is returned. The parts change nothing else: a worker appends its rows' finds
+    in row order whatever its parts, and the pruning is exact.
 
     Parameters
     ----------
@@ -494,6 +524,7 @@ def full_scan(x, n, add_tol, rows, *, chunk=None, cap=None, block=16, before_gro
         Starting length of each worker's output row (default ``3 block n + 1024``).
     before_growth : callable or None
         ``before_growth(new_cap, found_so_far)`` before the rows grow (a memory check).
+    stop : callable or None
 
     Returns
     -------
@@ -519,12 +550,23 @@ def full_scan(x, n, add_tol, rows, *, chunk=None, cap=None, block=16, before_gro
     worst = np.zeros(T)
     outs = [np.empty((T, cap), dtype=np.int32) for _ in range(3)]
     skipped = met = 0
+    # each call scans worker t's rows pos[t] .. ends[t + 1] - 1
+    step = max(1, -(-int(np.max(np.diff(starts), initial=1)) // SCAN_PARTS)) \
+        if stop is not None else row_sb.shape[0] + 1
+    ends = starts.copy()
     while True:
-        s, m = dense_detect(x, off, n, block, add_tol, row_sb, row_s2, starts, pos,
+        np.minimum(starts[1:], pos + step, out=ends[1:])
+        s, m = dense_detect(x, off, n, block, add_tol, row_sb, row_s2, ends, pos,
                             outs[0], outs[1], outs[2], count, worst, lo, hi, chunk)
         skipped, met = skipped + s, met + m
         if np.all(pos >= starts[1:]):
             break
+        if np.all(pos >= ends[1:]):  # a part done, no row full
+            if stop():
+                return None
+            continue
+        if stop is not None and stop():
+            return None
         cap *= 2  # a worker ran full: larger rows, keep what was found
         if before_growth is not None:
             before_growth(cap, int(count.sum()))
@@ -896,8 +938,9 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
         while loop.next():
             it = loop.it
             # a Ctrl-C takes effect between two iterations (x, duals and counters of a
-            # checkpoint belong together)
-            with interrupt_deferred():
+            # checkpoint belong together), or ends the oracle call, which changes nothing
+            # and is then dropped
+            with loop.iteration():
                 t0 = time.perf_counter()
                 if oracle is not None:
                     # the cycle oracle's schedule is part of the state (a resumed run
@@ -905,7 +948,12 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                     if mode == "sparse":
                         oracle.streak = counters.get("triangle_streak", 0)
                         oracle.last_worst = counters.get("path_worst")
-                    off, mem, kind, worst, full = oracle(st["x"])
+                    got = oracle(st["x"], stop=loop.stopping)
+                    if got is None:  # time limit or Ctrl-C during the (read-only) search
+                        loop.drop()
+                        loop.out_of_time()
+                        break
+                    off, mem, kind, worst, full = got
                     if mode == "sparse":
                         counters["triangle_streak"] = oracle.streak
                         counters["path_worst"] = oracle.last_worst
@@ -913,7 +961,12 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                     viol = max(worst, problem.bound_violation(st["x"]))
                 else:
                     rows = active.nc
-                    active, worst, found = scanner(st["x"], active)
+                    got = scanner(st["x"], active, stop=loop.stopping)
+                    if got is None:  # time limit or Ctrl-C during the (read-only) scan
+                        loop.drop()
+                        loop.out_of_time()
+                        break
+                    active, worst, found = got
                     scan_work = _scan_work(scanner.last_work, rows + found)
                     full = True
                     viol = max(worst, problem.bound_violation(st["x"]))

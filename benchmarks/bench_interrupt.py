@@ -1,0 +1,114 @@
+"""How soon a Ctrl-C ends a project-forget run on a generated signed graph, two revisions.
+
+Usage::
+
+    python benchmarks/bench_interrupt.py BEFORE [AFTER] [--nodes 20000] [--at 20,50,80]
+        [--threads 2]
+
+For every time in ``--at`` (seconds after the solve starts) and each revision, a fresh
+process solves signed ``cc`` on the Slashdot-shaped graph of ``--nodes`` nodes
+(:func:`bench_signed_graphs.generated_problem`; violation and certified LP gap 1e-2, as
+that benchmark) with ``metricopt.solve(method="project-forget")`` after a warm-up solve,
+and gets SIGINT at that time. Two latencies from the signal: to the end of the iteration
+loop (taken by wrapping ``IterationLoop.__exit__``), and to the solve's return, which
+adds what every stopped run does (the exact violation of the answer, one more path
+search, and its certified lower bound). Revisions as in :mod:`compare_revisions` (temporary
+git worktrees; AFTER defaults to the working tree); they alternate per time. Prints a
+markdown table: per time, the oracle calls finished and both latencies of each revision.
+"""
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from compare_revisions import ROOT, worktree
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+_CHILD = r"""
+import json, signal, sys, time, warnings
+sys.path.insert(0, sys.argv[1])
+sys.path.insert(0, sys.argv[2])
+signal.signal(signal.SIGINT, signal.default_int_handler)  # not inherited as ignored
+import metricopt
+from bench_signed_graphs import generated_problem
+warnings.simplefilter("ignore")
+threads = int(sys.argv[4])
+from metricopt.solvers._core import IterationLoop
+metricopt.solve(generated_problem(300), method="project-forget", max_iter=12, threads=threads)
+problem = generated_problem(int(sys.argv[3]))
+loop_end = []
+real_exit = IterationLoop.__exit__
+def timed_exit(self, *exc):
+    loop_end.append(time.time())
+    return real_exit(self, *exc)
+IterationLoop.__exit__ = timed_exit
+print(json.dumps(dict(start=time.time())), flush=True)
+res = metricopt.solve(problem, method="project-forget", tol=1e-2, gap_tol=1e-2,
+                      threads=threads)
+print(json.dumps(dict(loop_end=loop_end[-1], end=time.time(), calls=int(res["nit"]),
+                      status=res["status_name"])), flush=True)
+"""
+
+
+def interrupted_run(src, nodes, at, threads):
+    """Solve in a child, SIGINT ``at`` seconds after its solve starts; the latency."""
+    child = subprocess.Popen([sys.executable, "-c", _CHILD, src, HERE, str(nodes),
+                              str(threads)], stdout=subprocess.PIPE, text=True)
+    start = json.loads(child.stdout.readline())["start"]
+    time.sleep(max(0.0, start + at - time.time()))
+    sent = time.time()
+    child.send_signal(signal.SIGINT)
+    out = json.loads(child.stdout.readline())
+    child.wait()
+    out["loop"], out["total"] = out["loop_end"] - sent, out["end"] - sent
+    return out
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("before")
+    ap.add_argument("after", nargs="?", default=None)
+    ap.add_argument("--nodes", type=int, default=20000)
+    ap.add_argument("--at", default="20,50,80,110,140")
+    ap.add_argument("--threads", type=int, default=2)
+    args = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory() as tmp:
+        trees = []
+        try:
+            trees.append(worktree(args.before, tmp))
+            after = ROOT if args.after is None else worktree(args.after, tmp)
+            if args.after is not None:
+                trees.append(after)
+            print(f"signed cc, generated Slashdot shape, {args.nodes} nodes, threads "
+                  f"{args.threads}\n")
+            print(f"| SIGINT at s | before ({args.before}) calls done, status | loop ends s "
+                  f"| returns s | after ({args.after or 'working tree'}) calls done, status "
+                  f"| loop ends s | returns s |")
+            print("|---|---|---|---|---|---|---|")
+            lat = {"b": [], "a": []}
+            for at in (float(a) for a in args.at.split(",")):
+                b = interrupted_run(os.path.join(trees[0], "src"), args.nodes, at, args.threads)
+                a = interrupted_run(os.path.join(after, "src"), args.nodes, at, args.threads)
+                lat["b"].append(b)
+                lat["a"].append(a)
+                print(f"| {at:g} | {b['calls']}, {b['status']} | {b['loop']:.2f} "
+                      f"| {b['total']:.2f} | {a['calls']}, {a['status']} | {a['loop']:.2f} "
+                      f"| {a['total']:.2f} |", flush=True)
+            big = {k: (max(r["loop"] for r in v), max(r["total"] for r in v))
+                   for k, v in lat.items()}
+            print(f"| largest | | {big['b'][0]:.2f} | {big['b'][1]:.2f} | | {big['a'][0]:.2f} "
+                  f"| {big['a'][1]:.2f} |")
+        finally:
+            for t in trees:
+                subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", t],
+                               check=False)
+
+
+if __name__ == "__main__":
+    main()
