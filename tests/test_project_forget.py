@@ -790,6 +790,28 @@ def test_ctrl_c_during_a_dense_scan_is_answered_after_one_part(tmp_path, monkeyp
     np.testing.assert_array_equal(again["x"], ref["x"])
 
 
+def test_time_limit_during_the_first_path_search_returns_a_certified_answer(monkeypatch):
+    """A ring has no triangle, so the first call is a path search; a time limit that has
+    passed after its first part drops it: no call counts, and the answer (the starting
+    point) still has its exact violation and a certified bound."""
+    from metricopt.solvers import _cycle_search as CS
+
+    n = 30
+    pairs = np.stack([np.arange(n), (np.arange(n) + 1) % n], 1)
+    pairs = np.sort(pairs, axis=1).astype(np.int64)
+    sw = np.ones(n)
+    sw[0] = -1.0
+    prob = MetricProblem(kind="cc", n=n, labels=np.arange(n).astype(object),
+                         structure="sparse", objective="l1", weights=np.abs(sw),
+                         target=(sw < 0).astype(float), lower=0.0, upper=1.0, pairs=pairs)
+    monkeypatch.setattr(CS, "MIN_PART_EDGES", 5)
+    with pytest.warns(metricopt.exceptions.ConvergenceWarning):
+        res = metricopt.solve(prob, method="project-forget", time_limit=1e-9, threads=1)
+    assert res["status"] == Status.LIMIT and res["nit"] == 0 and res["history"] == []
+    assert res["max_violation"] == pytest.approx(1.0)  # x_0 = 1 against a path of zeros
+    assert res["lower_bound"] <= exact_sparse_lp(prob) + 1e-9
+
+
 def test_iteration_loop_stopping_and_drop(sigint_raises):
     import signal
 
