@@ -4,6 +4,7 @@ Usage::
 
     python benchmarks/bench_interrupt.py BEFORE [AFTER] [--nodes 20000] [--at 20,50,80]
         [--threads 2]
+    python benchmarks/bench_interrupt.py --overhead 20000,80000
 
 For every time in ``--at`` (seconds after the solve starts) and each revision, a fresh
 process solves signed ``cc`` on the Slashdot-shaped graph of ``--nodes`` nodes
@@ -15,6 +16,11 @@ adds what every stopped run does (the exact violation of the answer, one more pa
 search, and its certified lower bound). Revisions as in :mod:`compare_revisions` (temporary
 git worktrees; AFTER defaults to the working tree); they alternate per time. Prints a
 markdown table: per time, the oracle calls finished and both latencies of each revision.
+
+``--overhead N,...`` instead times one path search over all edges as one kernel call and
+in parts (:func:`metricopt.solvers._cycle_search.search_cycles_until`), at the ``x`` of a
+run stopped after 20 oracle calls, exact and in first-path mode (best of 3, alternated),
+and checks that both find the same cycles.
 """
 
 import argparse
@@ -25,6 +31,9 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
+
+import numpy as np
 
 from compare_revisions import ROOT, worktree
 
@@ -70,14 +79,63 @@ def interrupted_run(src, nodes, at, threads):
     return out
 
 
+def parts_overhead(nodes, threads, calls=20, repeats=3):
+    """Seconds of one path search over all edges, as one call and in parts, at the ``x``
+    of a run stopped after ``calls`` oracle calls; alternated ``repeats`` times."""
+    import numba
+
+    import metricopt
+    from bench_signed_graphs import generated_problem
+    from metricopt.solvers._cycle_search import (CycleGraph, canonical_cycles, search_cycles,
+                                                 search_cycles_until)
+
+    numba.set_num_threads(threads)
+    warnings.simplefilter("ignore")  # the stopped run's ConvergenceWarning
+    problem = generated_problem(nodes)
+    x = metricopt.solve(problem, method="project-forget", tol=1e-2, gap_tol=1e-2,
+                        max_iter=calls, threads=threads)["x"]
+    graph = CycleGraph.from_problem(problem)
+    rows = []
+    for accept in (0.25, 0.0):
+        one, parts = [], []
+        for _ in range(repeats):
+            t = time.perf_counter()
+            a = search_cycles(graph, x, graph.edges, 1e-4, threads, 4096, accept=accept)
+            one.append(time.perf_counter() - t)
+            t = time.perf_counter()
+            b = search_cycles_until(graph, x, 1e-4, threads, 4096, accept=accept,
+                                    stop=lambda: False)
+            parts.append(time.perf_counter() - t)
+        same = all(np.array_equal(u, v) for u, v in zip(canonical_cycles(*a[:2]),
+                                                        canonical_cycles(*b[:2])))
+        rows.append((accept, min(one), min(parts), same, a[0].shape[0] - 1))
+    return problem, rows
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("before")
+    ap.add_argument("before", nargs="?", default=None)
     ap.add_argument("after", nargs="?", default=None)
     ap.add_argument("--nodes", type=int, default=20000)
     ap.add_argument("--at", default="20,50,80,110,140")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--overhead", default=None,
+                    help="node counts: time the path search in one call and in parts only")
     args = ap.parse_args(argv)
+    if args.overhead:
+        print("| nodes, edges | mode | cycles | one call s | in parts s | parts / one "
+              "| same cycles |")
+        print("|---|---|---|---|---|---|---|")
+        for nodes in (int(v) for v in args.overhead.split(",")):
+            problem, rows = parts_overhead(nodes, args.threads)
+            for accept, one, parts, same, k in rows:
+                mode = "exact" if accept == 0 else f"first path ({accept:g})"
+                print(f"| {problem.n}, {problem.pairs.shape[0]} | {mode} | {k} | {one:.2f} "
+                      f"| {parts:.2f} | {parts / one:.3f} | {'yes' if same else 'no'} |",
+                      flush=True)
+        return
+    if args.before is None:
+        ap.error("give the BEFORE revision (or --overhead)")
     with tempfile.TemporaryDirectory() as tmp:
         trees = []
         try:
