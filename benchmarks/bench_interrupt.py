@@ -29,13 +29,12 @@ import os
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 import warnings
 
 import numpy as np
 
-from compare_revisions import ROOT, worktree
+from compare_revisions import revision_trees
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -136,36 +135,26 @@ def main(argv=None):
         return
     if args.before is None:
         ap.error("give the BEFORE revision (or --overhead)")
-    with tempfile.TemporaryDirectory() as tmp:
-        trees = []
-        try:
-            trees.append(worktree(args.before, tmp))
-            after = ROOT if args.after is None else worktree(args.after, tmp)
-            if args.after is not None:
-                trees.append(after)
-            print(f"signed cc, generated Slashdot shape, {args.nodes} nodes, threads "
-                  f"{args.threads}\n")
-            print(f"| SIGINT at s | before ({args.before}) calls done, status | loop ends s "
-                  f"| returns s | after ({args.after or 'working tree'}) calls done, status "
-                  f"| loop ends s | returns s |")
-            print("|---|---|---|---|---|---|---|")
-            lat = {"b": [], "a": []}
-            for at in (float(a) for a in args.at.split(",")):
-                b = interrupted_run(os.path.join(trees[0], "src"), args.nodes, at, args.threads)
-                a = interrupted_run(os.path.join(after, "src"), args.nodes, at, args.threads)
-                lat["b"].append(b)
-                lat["a"].append(a)
-                print(f"| {at:g} | {b['calls']}, {b['status']} | {b['loop']:.2f} "
-                      f"| {b['total']:.2f} | {a['calls']}, {a['status']} | {a['loop']:.2f} "
-                      f"| {a['total']:.2f} |", flush=True)
-            big = {k: (max(r["loop"] for r in v), max(r["total"] for r in v))
-                   for k, v in lat.items()}
-            print(f"| largest | | {big['b'][0]:.2f} | {big['b'][1]:.2f} | | {big['a'][0]:.2f} "
-                  f"| {big['a'][1]:.2f} |")
-        finally:
-            for t in trees:
-                subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", t],
-                               check=False)
+    with revision_trees(args.before, args.after) as (before, after):
+        print(f"signed cc, generated Slashdot shape, {args.nodes} nodes, threads "
+              f"{args.threads}\n")
+        print(f"| SIGINT at s | before ({args.before}) calls done, status | loop ends s "
+              f"| returns s | after ({args.after or 'working tree'}) calls done, status "
+              f"| loop ends s | returns s |")
+        print("|---|---|---|---|---|---|---|")
+        lat = {"b": [], "a": []}
+        for at in (float(a) for a in args.at.split(",")):
+            b = interrupted_run(os.path.join(before, "src"), args.nodes, at, args.threads)
+            a = interrupted_run(os.path.join(after, "src"), args.nodes, at, args.threads)
+            lat["b"].append(b)
+            lat["a"].append(a)
+            print(f"| {at:g} | {b['calls']}, {b['status']} | {b['loop']:.2f} "
+                  f"| {b['total']:.2f} | {a['calls']}, {a['status']} | {a['loop']:.2f} "
+                  f"| {a['total']:.2f} |", flush=True)
+        big = {k: (max(r["loop"] for r in v), max(r["total"] for r in v))
+               for k, v in lat.items()}
+        print(f"| largest | | {big['b'][0]:.2f} | {big['b'][1]:.2f} | | {big['a'][0]:.2f} "
+              f"| {big['a'][1]:.2f} |")
 
 
 if __name__ == "__main__":

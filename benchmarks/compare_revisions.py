@@ -19,6 +19,7 @@ otherwise; ``--time-limit`` stops both revisions' runs after that many seconds.
 """
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -79,49 +80,31 @@ def worktree(rev, tmp):
     return path
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("before")
-    ap.add_argument("after", nargs="?", default=None)
-    ap.add_argument("--cases", default="sc:jazz,cc:jazz")
-    ap.add_argument("--method", default="dykstra")
-    ap.add_argument("--tol", type=float, default=1e-6)
-    ap.add_argument("--gap", type=float, default=1e-4)
-    ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--time-limit", type=float, default=None)
-    args = ap.parse_args(argv)
-    cases = [c.split(":") for c in args.cases.split(",")]
-    with tempfile.TemporaryDirectory() as tmp:
-        trees = []
-        try:
-            trees.append(worktree(args.before, tmp))
-            after = ROOT if args.after is None else worktree(args.after, tmp)
-            if args.after is not None:
-                trees.append(after)
-            print(f"method {args.method}, tol {args.tol:g}, gap_tol {args.gap:g}, "
-                  f"threads {args.threads}\n")
-            print(f"| case | before ({args.before}) iterations, status | s | after "
-                  f"({args.after or 'working tree'}) iterations, status | s | after / before (s) "
-                  "| LP value before / after | certified gap before / after |")
-            print("|---|---|---|---|---|---|---|---|")
-            for kind, name in cases:
-                b = run(os.path.join(trees[0], "src"), kind, name, args.time_limit, args)
-                a = run(os.path.join(after, "src"), kind, name, args.time_limit, args)
+@contextlib.contextmanager
+def revision_trees(before, after=None):
+    """``(before_root, after_root)``: temporary git worktrees of the two revisions
+    (``after`` None: this working tree), removed on exit."""
+    with revision_trees(args.before, args.after) as (before, after):
+        print(f"method {args.method}, tol {args.tol:g}, gap_tol {args.gap:g}, "
+              f"threads {args.threads}\n")
+        print(f"| case | before ({args.before}) iterations, status | s | after "
+              f"({args.after or 'working tree'}) iterations, status | s | after / before (s) "
+              "| LP value before / after | certified gap before / after |")
+        print("|---|---|---|---|---|---|---|---|")
+        for kind, name in cases:
+            b = run(os.path.join(before, "src"), kind, name, args.time_limit, args)
+            a = run(os.path.join(after, "src"), kind, name, args.time_limit, args)
 
-                def passes(r):
-                    return f"{r['passes']}, {r['status']} (violation {r['violation']:.1e})"
+            def passes(r):
+                return f"{r['passes']}, {r['status']} (violation {r['violation']:.1e})"
 
-                def gap(r):
-                    return (r["fun"] - r["lower_bound"]) / max(abs(r["lower_bound"]), 1e-300)
+            def gap(r):
+                return (r["fun"] - r["lower_bound"]) / max(abs(r["lower_bound"]), 1e-300)
 
-                print(f"| {kind} {name} | {passes(b)} | {b['seconds']:.2f} | {passes(a)} | "
-                      f"{a['seconds']:.2f} | {a['seconds'] / b['seconds']:.3f} | "
-                      f"{b['fun']:.8g} / {a['fun']:.8g} | {gap(b):.1e} / {gap(a):.1e} |",
-                      flush=True)
-        finally:
-            for t in trees:
-                subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", t],
-                               check=False)
+            print(f"| {kind} {name} | {passes(b)} | {b['seconds']:.2f} | {passes(a)} | "
+                  f"{a['seconds']:.2f} | {a['seconds'] / b['seconds']:.3f} | "
+                  f"{b['fun']:.8g} / {a['fun']:.8g} | {gap(b):.1e} / {gap(a):.1e} |",
+                  flush=True)
 
 
 if __name__ == "__main__":

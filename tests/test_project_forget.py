@@ -724,70 +724,52 @@ def test_ctrl_c_waits_for_the_iteration_and_resumes_exactly(tmp_path, monkeypatc
     np.testing.assert_array_equal(again["x"], ref["x"])
 
 
-def test_ctrl_c_during_a_path_search_is_answered_after_one_part(tmp_path, monkeypatch,
-                                                                sigint_raises):
-    """SIGINT inside a part of a path search: no further part runs, the call is dropped
-    (the run reports the calls before it), and resuming gives the uninterrupted answer."""
+def _sigint_in_part(tmp_path, monkeypatch, prob, module, kernel, at):
+    """Solve ``prob`` with SIGINT raised in the ``at``-th call of ``module.kernel`` (a
+    part of an oracle call): no further part runs, the call is dropped (the run reports
+    the calls before it), and resuming gives the uninterrupted answer."""
     import signal
 
-    from metricopt.solvers import _cycle_search as CS
-
-    prob = signed_problem(7, n=40, p=0.25)
     opts = dict(threads=1, tol=1e-3, gap_tol=1e-3)
-    monkeypatch.setattr(CS, "MIN_PART_EDGES", 9)
     ref = solve_project_forget(prob, **opts)
-    real = CS.search_cycles
+    real = getattr(module, kernel)
     parts = []
 
-    def search(*args, **kwargs):
-        parts.append(len(parts))
-        if len(parts) == 3:  # the first path search's third part
+    def part(*args, **kwargs):
+        parts.append(1)
+        if len(parts) == at:
             signal.raise_signal(signal.SIGINT)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(CS, "search_cycles", search)
+    monkeypatch.setattr(module, kernel, part)
     path = str(tmp_path / "ck.npz")
     seen = []
     res = solve_project_forget(prob, checkpoint=path, callback=seen.append, **opts)
-    assert res["status"] == Status.INTERRUPTED and len(parts) == 3
+    assert res["status"] == Status.INTERRUPTED and len(parts) == at
     assert res["nit"] == len(seen) < ref["nit"]
-    monkeypatch.setattr(CS, "search_cycles", real)
+    monkeypatch.setattr(module, kernel, real)
     again = solve_project_forget(prob, resume=path, **opts)
     assert again["nit"] == ref["nit"]
     np.testing.assert_array_equal(again["x"], ref["x"])
+
+
+def test_ctrl_c_during_a_path_search_is_answered_after_one_part(tmp_path, monkeypatch,
+                                                                sigint_raises):
+    from metricopt.solvers import _cycle_search as CS
+
+    monkeypatch.setattr(CS, "MIN_PART_EDGES", 9)  # 22 parts of the 195 edges
+    _sigint_in_part(tmp_path, monkeypatch, signed_problem(7, n=40, p=0.25), CS,
+                    "search_cycles", 3)
 
 
 def test_ctrl_c_during_a_dense_scan_is_answered_after_one_part(tmp_path, monkeypatch,
                                                                 sigint_raises):
-    """The dense mode's full scan: SIGINT inside a part ends the scan there, the call is
-    dropped, and resuming gives the uninterrupted answer."""
-    import signal
-
     import metricopt.solvers.project_forget as PF
 
-    prob = metricopt.build_problem("cc", metricopt.read_graph("karate"))
-    opts = dict(threads=1, tol=1e-3, gap_tol=1e-3)
     monkeypatch.setattr(PF, "SCAN_PARTS", 8)
-    ref = solve_project_forget(prob, **opts)
-    real = D.dense_detect
-    parts = []
-
-    def detect(*args):
-        parts.append(1)
-        if len(parts) == 30:
-            signal.raise_signal(signal.SIGINT)
-        return real(*args)
-
-    monkeypatch.setattr(D, "dense_detect", detect)
-    path = str(tmp_path / "ck.npz")
-    seen = []
-    res = solve_project_forget(prob, checkpoint=path, callback=seen.append, **opts)
-    assert res["status"] == Status.INTERRUPTED and len(parts) == 30
-    assert res["nit"] == len(seen) < ref["nit"]
-    monkeypatch.setattr(D, "dense_detect", real)
-    again = solve_project_forget(prob, resume=path, **opts)
-    assert again["nit"] == ref["nit"]
-    np.testing.assert_array_equal(again["x"], ref["x"])
+    _sigint_in_part(tmp_path, monkeypatch,
+                    metricopt.build_problem("cc", metricopt.read_graph("karate")), D,
+                    "dense_detect", 30)
 
 
 def test_time_limit_during_the_first_path_search_returns_a_certified_answer(monkeypatch):
