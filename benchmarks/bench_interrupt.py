@@ -4,7 +4,7 @@ Usage::
 
     python benchmarks/bench_interrupt.py BEFORE [AFTER] [--nodes 20000] [--at 20,50,80]
         [--threads 2]
-    python benchmarks/bench_interrupt.py --overhead 20000,80000
+    python benchmarks/bench_interrupt.py --overhead 20000,80000 --dense-overhead 2000
 
 For every time in ``--at`` (seconds after the solve starts) and each revision, a fresh
 process solves signed ``cc`` on the Slashdot-shaped graph of ``--nodes`` nodes
@@ -20,7 +20,9 @@ markdown table: per time, the oracle calls finished and both latencies of each r
 ``--overhead N,...`` instead times one path search over all edges as one kernel call and
 in parts (:func:`metricopt.solvers._cycle_search.search_cycles_until`), at the ``x`` of a
 run stopped after 20 oracle calls, exact and in first-path mode (best of 3, alternated),
-and checks that both find the same cycles.
+and checks that both find the same cycles; ``--dense-overhead N,...`` the same for the
+dense full scan (:func:`metricopt.solvers.project_forget.full_scan`) on noisy distances
+of N points.
 """
 
 import argparse
@@ -114,6 +116,31 @@ def parts_overhead(nodes, threads, calls=20, repeats=3):
     return problem, rows
 
 
+def dense_parts_overhead(n, threads, repeats=3, add_tol=1e-5):
+    """Seconds of project-forget's dense full scan as one call and in parts (best of
+    ``repeats``, alternated), on noisy distances of ``n`` points (the metric nearness ``x``
+    of ``bench_pruned_scan.py``, sorted points: the pruning skips most stretches)."""
+    import numba
+
+    from bench_pruned_scan import metric_x
+    from metricopt.solvers import _pf_dense as D
+    from metricopt.solvers.project_forget import full_scan
+
+    numba.set_num_threads(threads)
+    x = metric_x(n, np.random.default_rng(0), "sorted", 1e-3)
+    rows = D.scan_rows(n, 16, threads)
+    one, parts = [], []
+    for _ in range(repeats):
+        t = time.perf_counter()
+        a = full_scan(x, n, add_tol, rows)
+        one.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        b = full_scan(x, n, add_tol, rows, stop=lambda: False)
+        parts.append(time.perf_counter() - t)
+    same = a[1] == b[1] and all(np.array_equal(u, v) for u, v in zip(a[0], b[0]))
+    return min(one), min(parts), same, a[0][0].shape[0]
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("before", nargs="?", default=None)
@@ -123,7 +150,16 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--overhead", default=None,
                     help="node counts: time the path search in one call and in parts only")
+    ap.add_argument("--dense-overhead", default=None,
+                    help="n values: time the dense full scan in one call and in parts only")
     args = ap.parse_args(argv)
+    if args.dense_overhead:
+        print("| dense scan, n | found | one call s | in parts s | parts / one | same |")
+        print("|---|---|---|---|---|---|")
+        for n in (int(v) for v in args.dense_overhead.split(",")):
+            one, parts, same, k = dense_parts_overhead(n, args.threads)
+            print(f"| {n} | {k} | {one:.2f} | {parts:.2f} | {parts / one:.3f} "
+                  f"| {'yes' if same else 'no'} |", flush=True)
     if args.overhead:
         print("| nodes, edges | mode | cycles | one call s | in parts s | parts / one "
               "| same cycles |")
@@ -135,6 +171,7 @@ def main(argv=None):
                 print(f"| {problem.n}, {problem.pairs.shape[0]} | {mode} | {k} | {one:.2f} "
                       f"| {parts:.2f} | {parts / one:.3f} | {'yes' if same else 'no'} |",
                       flush=True)
+    if args.overhead or args.dense_overhead:
         return
     if args.before is None:
         ap.error("give the BEFORE revision (or --overhead)")

@@ -766,7 +766,7 @@ def test_ctrl_c_during_a_dense_scan_is_answered_after_one_part(tmp_path, monkeyp
                                                                 sigint_raises):
     import metricopt.solvers.project_forget as PF
 
-    monkeypatch.setattr(PF, "SCAN_PARTS", 8)
+    monkeypatch.setattr(PF, "SCAN_PART_TRIPLETS", 700)  # about 8 parts
     _sigint_in_part(tmp_path, monkeypatch,
                     metricopt.build_problem("cc", metricopt.read_graph("karate")), D,
                     "dense_detect", 30)

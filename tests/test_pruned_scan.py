@@ -228,7 +228,7 @@ def test_scan_in_parts_finds_what_one_scan_finds(monkeypatch, cap):
     x = instance("noise", n, np.random.default_rng(4))
     rows = D.scan_rows(n, BLOCK, threads)
     ref = PF.full_scan(x, n, add_tol, rows, block=BLOCK, cap=cap)
-    monkeypatch.setattr(PF, "SCAN_PARTS", 50)
+    monkeypatch.setattr(PF, "SCAN_PART_TRIPLETS", 550)  # about 50 parts
     asked = []
     got = PF.full_scan(x, n, add_tol, rows, block=BLOCK, cap=cap,
                        stop=lambda: bool(asked.append(1)))

@@ -496,8 +496,10 @@ class _DenseOracle:
         return found, worst
 
 
-#: A full scan asked to ``stop`` runs in about this many parts of each worker's rows.
-SCAN_PARTS = 256
+#: A full scan asked to ``stop`` runs in parts of about this many triplets per worker
+#: (0.7 s unpruned at SCAN_NS_PER_TRIPLET; each part is a parallel launch, which a
+#: loaded machine can delay by a scheduler slice, so parts are sized by work).
+SCAN_PART_TRIPLETS = 250_000_000
 
 
 def full_scan(x, n, add_tol, rows, *, chunk=None, cap=None, block=16, before_growth=None,
@@ -505,9 +507,9 @@ def full_scan(x, n, add_tol, rows, *, chunk=None, cap=None, block=16, before_gro
     """:func:`._pf_dense.dense_detect` run to the end: a worker whose output row is full
     stops, the rows double (what was found is kept), and the scan resumes.
 
-    With ``stop`` (a callable) each worker's rows are scanned in :data:`SCAN_PARTS`
-    consecutive parts and ``stop()`` is asked after each; when true the scan ends and
-    None is returned. The parts change nothing else: a worker appends its rows' finds
+    With ``stop`` (a callable) each worker's rows are scanned in consecutive parts of
+    about :data:`SCAN_PART_TRIPLETS` triplets and ``stop()`` is asked after each; when
+    true the scan ends and None is returned. The parts change nothing else: a worker appends its rows' finds
     in row order whatever its parts, and the pruning is exact.
 
     Parameters
@@ -551,8 +553,9 @@ def full_scan(x, n, add_tol, rows, *, chunk=None, cap=None, block=16, before_gro
     outs = [np.empty((T, cap), dtype=np.int32) for _ in range(3)]
     skipped = met = 0
     # each call scans worker t's rows pos[t] .. ends[t + 1] - 1
-    step = max(1, -(-int(np.max(np.diff(starts), initial=1)) // SCAN_PARTS)) \
-        if stop is not None else row_sb.shape[0] + 1
+    per_row = n * (n - 1) * (n - 2) / 6 / max(row_sb.shape[0], 1)
+    step = max(1, int(SCAN_PART_TRIPLETS / max(per_row, 1.0))) if stop is not None \
+        else row_sb.shape[0] + 1
     ends = starts.copy()
     while True:
         np.minimum(starts[1:], pos + step, out=ends[1:])
