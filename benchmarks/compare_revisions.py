@@ -84,6 +84,31 @@ def worktree(rev, tmp):
 def revision_trees(before, after=None):
     """``(before_root, after_root)``: temporary git worktrees of the two revisions
     (``after`` None: this working tree), removed on exit."""
+    with tempfile.TemporaryDirectory() as tmp:
+        trees = []
+        try:
+            trees.append(worktree(before, tmp))
+            if after is not None:
+                trees.append(worktree(after, tmp))
+            yield trees[0], ROOT if after is None else trees[1]
+        finally:
+            for t in trees:
+                subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", t],
+                               check=False)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("before")
+    ap.add_argument("after", nargs="?", default=None)
+    ap.add_argument("--cases", default="sc:jazz,cc:jazz")
+    ap.add_argument("--method", default="dykstra")
+    ap.add_argument("--tol", type=float, default=1e-6)
+    ap.add_argument("--gap", type=float, default=1e-4)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--time-limit", type=float, default=None)
+    args = ap.parse_args(argv)
+    cases = [c.split(":") for c in args.cases.split(",")]
     with revision_trees(args.before, args.after) as (before, after):
         print(f"method {args.method}, tol {args.tol:g}, gap_tol {args.gap:g}, "
               f"threads {args.threads}\n")
