@@ -476,9 +476,10 @@ class _DenseOracle:
 
     def _full_scan(self, x, active, stop=None):
         """Violated constraints by the threaded full scan (:func:`full_scan`), in the
-        visiting order; ``(found, worst)``, or None when ``stop`` ended it. Every growth of the output rows is checked:
-        with a max_memory the whole run counts; without, the new rows are compared with
-        what the machine has free now (the rest is allocated already)."""
+        visiting order; ``(found, worst)``, or None when ``stop`` ended it. Every
+        growth of the output rows is checked: with a max_memory the whole run counts;
+        without, the new rows are compared with what the machine has free now (the rest
+        is allocated already)."""
         T = self.threads
 
         def check(cap, so_far):
@@ -509,8 +510,8 @@ def full_scan(x, n, add_tol, rows, *, chunk=None, cap=None, block=16, before_gro
 
     With ``stop`` (a callable) each worker's rows are scanned in consecutive parts of
     about :data:`SCAN_PART_TRIPLETS` triplets and ``stop()`` is asked after each; when
-    true the scan ends and None is returned. The parts change nothing else: a worker appends its rows' finds
-    in row order whatever its parts, and the pruning is exact.
+    true the scan ends and None is returned. The parts change nothing else: a worker
+    appends its rows' finds in row order whatever its parts, and the pruning is exact.
 
     Parameters
     ----------
