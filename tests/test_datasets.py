@@ -33,8 +33,9 @@ from metricopt.datasets import (
 from metricopt.datasets._registry import content_sha256
 from metricopt.exceptions import InputError, InvalidParameterError
 from metricopt.io import read_graph
+from shared_data import SHARED_DATA
 
-RAW = Path("/work/shared/data/raw")
+RAW = SHARED_DATA / "raw"
 
 #: Registry name -> the shared copy of its original data file.
 RAW_COPIES = {

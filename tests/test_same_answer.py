@@ -9,12 +9,10 @@ said in the status.
 """
 
 import json
-import os
 import subprocess
 import sys
 import time
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -23,6 +21,7 @@ import metricopt
 from metricopt import pipeline
 from metricopt.problems import build_problem
 from metricopt.solvers import _note_overrun
+from shared_data import SHARED_DATA
 
 #: Report fields that must repeat exactly (times, memory and dates may not).
 NUMBERS = ("status", "message", "lp_value", "lower_bound", "rounded_objective",
@@ -31,11 +30,9 @@ NUMBERS = ("status", "message", "lp_value", "lower_bound", "rounded_objective",
 
 def _shared_graph(name):
     """A graph of the shared data directory, or skip."""
-    root = Path(os.environ.get("METRICOPT_DATA",
-                               Path(__file__).resolve().parents[2] / "shared" / "data"))
-    path = root / f"{name}.txt"
+    path = SHARED_DATA / f"{name}.txt"
     if not path.exists():
-        pytest.skip(f"no copy of {name} in {root}")
+        pytest.skip(f"no copy of {name} in {SHARED_DATA}")
     return str(path)
 
 
