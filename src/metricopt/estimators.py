@@ -16,7 +16,7 @@ Examples
 >>> est = metricopt.CorrelationClustering(weights="unit", method="highs", seed=0)
 >>> est.fit(nx.barbell_graph(4, 0)).labels_
 array([0, 0, 0, 0, 1, 1, 1, 1])
->>> est.ratio_
+>>> round(est.ratio_, 6)
 1.0
 """
 
@@ -298,7 +298,8 @@ CorrelationClustering.__doc__ = """Correlation clustering with a certified appro
     resolution, delta, epsilon : float or None, default=None
         ``--resolution``, ``--delta``, ``--epsilon`` (None: the builder's default).
     relaxation : {"full", "wedges"} or None, default=None
-        ``--relaxation`` (None: full).""" + _common_doc("Cluster of each node, 0..k-1 in order of first appearance.")
+        ``--relaxation`` (None: full).""" + _common_doc(
+    "Cluster of each node, 0..k-1 in order of first appearance.")
 
 
 class ClusterDeletion(_MetricClustering):

@@ -61,6 +61,8 @@ def network_figure(answer, *, seed=0, max_nodes=MAX_NODES):
 
     palette = colormaps["tab10"].colors
     colours = np.array([palette[c] if c >= 0 else (0.6, 0.6, 0.6) for c in colour_of])
+    if answer.kind == "sc":  # as in the cut picture: S red, the rest blue
+        colours = np.where(answer.labels[:, None] == 1, [palette[3]], [palette[0]])
     large = graph.n > 500
     fig = new_figure((6.4, 6.4))
     ax = fig.add_subplot()
@@ -80,7 +82,7 @@ def network_figure(answer, *, seed=0, max_nodes=MAX_NODES):
     ax.axis("off")
     coloured = int(np.sum(colour_of >= 0))
     if answer.kind == "sc":
-        what, colours_text = "cut", "colours: the two sides"
+        what, colours_text = "cut", "red: the side S, blue: the rest"
     else:
         what = f"{sizes.size:,} cluster" + ("" if sizes.size == 1 else "s")
         coloured_k = min(_COLOURED, int(np.sum(sizes > 1)))
