@@ -130,3 +130,13 @@ def test_opens_in_headless_chromium(page, tmp_path):
                     "--window-size=1280,2000", f"--screenshot={shot}", page.as_uri()],
                    capture_output=True, text=True, timeout=180)
     assert shot.read_bytes().startswith(PNG_SIGNATURE) and shot.stat().st_size > 20_000
+
+
+def test_a_run_whose_graph_cannot_be_read_again(batch, tmp_path):
+    moved = tmp_path / "moved"
+    shutil.copytree(batch / "karate-cc-highs", moved)
+    report = json.loads((moved / "report.json").read_text())
+    report["graph"]["source"] = report["graph"]["summary"]["path"] = str(tmp_path / "gone.txt")
+    (moved / "report.json").write_text(json.dumps(report))
+    text = html_report([moved])
+    assert "no pictures of the answer" in text and text.count("<img") == 2  # certificate, convergence

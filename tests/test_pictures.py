@@ -204,3 +204,17 @@ def test_cli_plot_clusters_and_the_default_subcommand(runs, runner, tmp_path):
     assert both.exit_code == 2
     bad = runner.invoke(cli, ["plot", "clusters", str(tmp_path)])
     assert bad.exit_code == 1 and bad.stderr.startswith("Error: ")
+
+
+@pytest.mark.filterwarnings("ignore:signed has 3 negative weights")
+def test_signed_graph_pictures(tmp_path):
+    signed = tmp_path / "signed.txt"
+    signed.write_text("1 2 1\n2 3 1\n1 3 1\n3 4 -1\n4 5 1\n5 6 1\n4 6 1\n6 1 -1\n2 5 -1\n")
+    outcome = pipeline.run(str(signed), "cc", method="highs", solver_options={"seed": 0})
+    answer = answer_of(outcome)
+    assert answer.graph.is_signed
+    image = binned_matrix(answer.graph, cluster_order(answer.labels)[0])
+    assert image.min() < 0 < image.max()  # negative pairs drawn apart from positive ones
+    written = plot_clusters(outcome, tmp_path / "p", formats=("png",))
+    assert_png(written["clusters-network"][0])
+    assert "signed" in matrix_figure(answer).get_suptitle()

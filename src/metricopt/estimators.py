@@ -24,7 +24,7 @@ import inspect
 
 import numpy as np
 
-from .exceptions import InvalidParameterError
+from .exceptions import InvalidParameterError, MetricOptError
 
 __all__ = ["CorrelationClustering", "ClusterDeletion", "SparsestCut"]
 
@@ -151,16 +151,20 @@ class _MetricClustering:
         Raises
         ------
         MetricOptError
-            A bad parameter (checked as ``metricopt solve`` checks it), input or option.
+            A bad parameter (checked as ``metricopt solve`` checks it), input or option,
+            or a backend that returned no solution.
+        KeyboardInterrupt
+            The solve was interrupted (Ctrl-C).
         """
         from .pipeline import run
 
         outcome = run(X, self._kind, out=out, callback=callback, **self._run_arguments())
+        if outcome.interrupted:
+            raise KeyboardInterrupt
         if outcome.rounding is None:
             report = outcome.report
-            raise InvalidParameterError(
-                f"{report['method']} returned no solution ({report['status_name']}): "
-                f"{report['message']}")
+            raise MetricOptError(f"{report['method']} returned no solution "
+                                 f"({report['status_name']}): {report['message']}")
         rounding = outcome.rounding
         if self._kind == "sc":
             self.labels_ = np.asarray(rounding["in_cut"], dtype=np.int64)
