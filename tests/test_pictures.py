@@ -218,3 +218,15 @@ def test_signed_graph_pictures(tmp_path):
     written = plot_clusters(outcome, tmp_path / "p", formats=("png",))
     assert_png(written["clusters-network"][0])
     assert "signed" in matrix_figure(answer).get_suptitle()
+
+
+def test_cli_plot_certificate_compares_runs(runs, runner, tmp_path):
+    from metricopt.cli import cli
+
+    out = tmp_path / "cmp.png"
+    result = runner.invoke(cli, ["plot", "certificate", str(runs), "-o", str(out)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.split() == [str(out)]
+    assert_png(out)
+    bad = runner.invoke(cli, ["plot", "certificate", str(tmp_path / "none")])
+    assert bad.exit_code == 2

@@ -1,4 +1,5 @@
-"""``metricopt plot``: convergence (the default) and ``plot clusters``, the answer's pictures.
+"""``metricopt plot``: convergence (the default), ``plot clusters`` (the answer's pictures)
+and ``plot certificate`` (the certificates of several runs on one picture).
 
 ``metricopt plot RUN_DIR...`` keeps meaning ``metricopt plot convergence RUN_DIR...``: a
 first argument that is not a subcommand's name goes to ``convergence``.
@@ -10,7 +11,7 @@ import click
 
 from ..exceptions import MetricOptError
 
-__all__ = ["PlotGroup", "make_plot_group", "clusters"]
+__all__ = ["PlotGroup", "make_plot_group", "clusters", "certificate"]
 
 
 class PlotGroup(click.Group):
@@ -68,6 +69,48 @@ def clusters(runs, graph, out, formats, seed):
         click.echo(str(path))
 
 
+@click.command(name="certificate")
+@click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True), metavar="RUN_DIR...")
+@click.option("--output", "-o", "output", type=click.Path(dir_okay=False), default=None,
+              help="File name without suffix (or with .png/.svg).  [default: RUN_DIR/certificate "
+                   "for one run, certificate-comparison for several]")
+@click.option("--format", "formats", type=click.Choice(["png", "svg"]), multiple=True,
+              help="Picture format, repeatable.  [default: png and svg]")
+def certificate(runs, output, formats):
+    """Draw the certificates of runs on one picture: lower bound, LP value, rounded and
+    refined objective, certified ratio.
+
+    RUN_DIR may be a parent searched for report.json files. Runs of one graph and problem
+    share the objective's axis; others are drawn relative to their own lower bound.
+
+    Example:
+
+        metricopt plot certificate runs/ -o certificates
+    """
+    from pathlib import Path
+
+    from ..io.reports import read_report_json
+    from ..pictures import FORMATS, certificate_figure
+    from ..pictures._save import save_figure
+    from ..reporting import find_runs
+
+    try:
+        found = find_runs(runs)
+        loaded = [(Path(r).name, read_report_json(Path(r) / "report.json")) for r in found]
+    except MetricOptError as exc:
+        raise click.ClickException(" ".join(str(exc).split())) from None
+    if output is None:
+        stem = Path(found[0]) / "certificate" if len(found) == 1 else Path("certificate-comparison")
+    else:
+        stem = Path(output)
+        if stem.suffix.lower() in (".png", ".svg"):
+            formats = formats or (stem.suffix.lower()[1:],)
+            stem = stem.with_suffix("")
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    for path in save_figure(certificate_figure(loaded), stem, formats or FORMATS):
+        click.echo(str(path))
+
+
 def make_plot_group(convergence):
     """The ``plot`` group: ``convergence`` (also the default) and ``clusters``."""
     group = PlotGroup(name="plot", help="""Draw runs: convergence (the default) or the answer (clusters).
@@ -81,4 +124,5 @@ def make_plot_group(convergence):
     """)
     group.add_command(convergence, name="convergence")
     group.add_command(clusters)
+    group.add_command(certificate)
     return group
