@@ -138,8 +138,13 @@ def matrix_figure(answer, *, max_pixels=MAX_PIXELS):
     binned = f"{per_pixel:.1f} nodes per pixel" if p < n else "one pixel per node"
     small = int(np.sum(sizes < max(2, 2 * per_pixel)))
     what = "signed weights" if signed else "adjacency"
-    title = f"{answer.name}: {what}, {sizes.size:,} clusters"
-    detail = f"n = {n:,}, m = {graph.m:,}; {binned}; {len(boxes):,} blocks outlined"
+    if answer.kind == "sc":
+        parts = f"the cut's sides, S of {int(np.sum(answer.labels == 1)):,} nodes"
+    else:
+        parts = f"{sizes.size:,} cluster" + ("" if sizes.size == 1 else "s")
+    title = f"{answer.name}: {what}, {parts}"
+    detail = (f"n = {n:,}, m = {graph.m:,}; {binned}; {len(boxes):,} block"
+              f"{'' if len(boxes) == 1 else 's'} outlined")
     if small:
         detail += f", {small:,} smaller not"
     fig.suptitle(f"{title}\n{detail}", fontsize="medium")
