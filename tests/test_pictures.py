@@ -1,7 +1,6 @@
 """Pictures of the answer: the binned matrix, cut measures, files written, the plot command."""
 
 import shutil
-import warnings
 import xml.etree.ElementTree as ET
 
 import networkx as nx

@@ -124,7 +124,8 @@ def _summary_table(report):
         value = _get(report, key)
         if value is None and key in ("auto_reason", "rounding.objective", "rounding.n_clusters"):
             continue
-        cls = ' class="num"' if isinstance(value, (int, float)) and not isinstance(value, bool) else ""
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        cls = ' class="num"' if number else ""
         rows.append(f"<tr><th>{html.escape(label)}</th><td{cls}>"
                     f"{html.escape(_fmt(value, fmt))}</td></tr>")
     return "<table>" + "".join(rows) + "</table>"
@@ -186,7 +187,8 @@ def _runs_table(frame):
             if missing:
                 cells.append('<td data-v=""></td>')
             elif isinstance(value, (int, float)) and not isinstance(value, bool):
-                cells.append(f'<td class="num" data-v="{value!r}">{html.escape(_fmt(value, ".6g"))}</td>')
+                shown = html.escape(_fmt(value, ".6g"))
+                cells.append(f'<td class="num" data-v="{value!r}">{shown}</td>')
             else:
                 text = Path(str(value)).name if col == "run" else str(value)
                 short = text if len(text) <= _CELL_CHARS else text[:_CELL_CHARS - 1] + "\u2026"

@@ -111,17 +111,21 @@ def certificate(runs, output, formats):
         click.echo(str(path))
 
 
-def make_plot_group(convergence):
-    """The ``plot`` group: ``convergence`` (also the default) and ``clusters``."""
-    group = PlotGroup(name="plot", help="""Draw runs: convergence (the default) or the answer (clusters).
+_PLOT_HELP = """Draw runs: convergence (the default), the answer, certificates.
 
     'metricopt plot RUN_DIR...' draws the convergence, as 'metricopt plot convergence';
-    'metricopt plot clusters RUN_DIR...' draws the clustering or cut and its certificate.
+    'metricopt plot clusters RUN_DIR...' draws the clustering or cut and its certificate;
+    'metricopt plot certificate RUN_DIR...' puts the certificates of runs on one picture.
 
     Example:
 
         metricopt plot clusters runs/karate
-    """)
+    """
+
+
+def make_plot_group(convergence):
+    """The ``plot`` group: ``convergence`` (also the default), ``clusters``, ``certificate``."""
+    group = PlotGroup(name="plot", help=_PLOT_HELP)
     group.add_command(convergence, name="convergence")
     group.add_command(clusters)
     group.add_command(certificate)

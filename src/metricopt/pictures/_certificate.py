@@ -101,7 +101,8 @@ def certificate_figure(runs):
             if vals[key] is None:
                 continue
             ax.plot([vals[key] / scale], [y + dy], linestyle="none", marker=marker, color=color,
-                    markersize=14 if marker in "|*" else 8, markeredgewidth=2 if marker in "|x" else 1,
+                    markersize=14 if marker in "|*" else 8,
+                    markeredgewidth=2 if marker in "|x" else 1,
                     label=None if key in seen else label, zorder=3)
             seen.add(key)
         text = (f"ratio {vals['ratio']:.4f}" if vals["ratio"] is not None

@@ -77,7 +77,8 @@ def cut_measures(graph, in_cut):
     cut = float(w[across].sum())
     vol_s, vol_rest = float(degree[side].sum()), float(degree[~side].sum())
     out = {"size_s": s, "size_rest": rest,
-           "edges_s": int(np.sum(side[u] & side[v])), "edges_rest": int(np.sum(~side[u] & ~side[v])),
+           "edges_s": int(np.sum(side[u] & side[v])),
+           "edges_rest": int(np.sum(~side[u] & ~side[v])),
            "cut_edges": int(across.sum()), "cut_weight": cut,
            "volume_s": vol_s, "volume_rest": vol_rest}
     out["sparsity"] = graph.n * cut / (s * rest) if s and rest else float("nan")
