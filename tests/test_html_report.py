@@ -1,6 +1,7 @@
 """``metricopt report --html``: one self-contained page, opened in headless Chromium."""
 
 import base64
+import html
 import json
 import re
 import shutil
@@ -119,7 +120,7 @@ def test_opens_in_headless_chromium(page, tmp_path):
                          capture_output=True, text=True, timeout=180)
     match = re.search(r'<pre id="browser-check">(.*?)</pre>', dom.stdout, re.S)
     assert match, f"the page did not finish loading:\n{dom.stderr[-2000:]}"
-    check = json.loads(match.group(1).replace("&quot;", '"').replace("&amp;", "&"))
+    check = json.loads(html.unescape(match.group(1)))
     assert check["errors"] == []
     assert check["images"] == text.count("<img") and check["bad"] == []
     values = [float(v) for v in check["sorted"] if v != ""]
