@@ -28,7 +28,8 @@ PACKAGE = "metricopt"
 LAYERS = (
     ("package root", ("",)),
     ("command line", ("cli", "__main__")),
-    ("jobs", ("pipeline", "batch", "reporting", "plotting", "metric_check")),
+    ("jobs", ("pipeline", "batch", "reporting", "plotting", "metric_check", "estimators",
+              "pictures", "html_report")),
     ("datasets", ("datasets",)),
     ("algorithms", ("solvers", "rounding", "bounds", "problems")),
     ("input and output", ("io",)),

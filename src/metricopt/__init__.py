@@ -38,6 +38,10 @@ _LAZY = {
     "Dissimilarity": "metricopt.graph",
     "SolveResult": "metricopt.result",
     "Status": "metricopt.result",
+    "CorrelationClustering": "metricopt.estimators",
+    "ClusterDeletion": "metricopt.estimators",
+    "SparsestCut": "metricopt.estimators",
+    "plot_clusters": "metricopt.pictures",
 }
 
 __all__ = ["__version__", *_LAZY]

@@ -28,6 +28,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..exceptions import InputError, MetricOptError, MetricOptWarning
+from ._plot import make_plot_group
 
 __all__ = ["COMMANDS", "datasets", "batch", "report", "plot"]
 
@@ -362,20 +363,31 @@ def _kv(mapping):
               help="Write one row per run to this CSV file ('-' for stdout).")
 @click.option("--markdown", "md_path", type=click.Path(dir_okay=False, allow_dash=True),
               help="Write a Markdown table of the key columns ('-' for stdout).")
-def report(runs, csv_path, md_path):
+@click.option("--html", "html_path", type=click.Path(dir_okay=False),
+              help="Write one self-contained HTML page (pictures embedded, no network "
+                   "needed): each run's summary, certificate, convergence, pictures of the "
+                   "answer and warnings; with several runs a sortable table of them.")
+def report(runs, csv_path, md_path, html_path):
     """Tabulate runs: every parameter, sizes, values, bounds, ratios, time, memory, versions.
 
     RUN_DIR may be a run directory or a parent searched for report.json files. Read the
-    CSV back with metricopt.reporting.load_report_csv (documented dtypes).
+    CSV back with metricopt.reporting.load_report_csv (documented dtypes). --html writes
+    a page to open in a browser.
 
     Example:
 
-        metricopt report runs/ --csv results.csv --markdown results.md
+        metricopt report runs/ --csv results.csv --html results.html
     """
     from ..reporting import markdown_table, report_table, write_report_csv
 
     try:
         frame = report_table(runs)
+        if html_path:
+            from ..html_report import write_html_report
+
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", MetricOptWarning)  # report_table said them
+                write_html_report(runs, html_path)
         if csv_path:
             write_report_csv(frame, csv_path)
         if md_path:
@@ -390,7 +402,9 @@ def report(runs, csv_path, md_path):
     except MetricOptError as exc:
         raise _fail(exc) from None
     console = _console()
-    if not csv_path and not md_path:
+    if html_path:
+        console.print(Text(f"HTML report: {html_path}"))
+    if not csv_path and not md_path and not html_path:
         table = Table(title=f"{len(frame)} runs", title_justify="left")
         cols = ("run", "graph", "problem", "method", "status_name", "lp_value", "lower_bound",
                 "rounded_objective", "approximation_ratio", "gap", "max_violation", "solve_seconds")
@@ -407,7 +421,7 @@ def report(runs, csv_path, md_path):
 
 
 # ------------------------------------------------------------------ plot
-@click.command(name="plot")
+@click.command(name="convergence")
 @click.argument("runs", nargs=-1, required=True, type=click.Path(exists=True, file_okay=False),
                 metavar="RUN_DIR...")
 @click.option("--compare", is_flag=True, default=False,
@@ -446,6 +460,8 @@ def plot(runs, compare, output):
     for path in written:
         click.echo(str(path))
 
+
+plot = make_plot_group(plot)
 
 #: Commands registered by the main ``metricopt`` group.
 COMMANDS = [datasets, batch, report, plot]

@@ -23,9 +23,13 @@ from ..exceptions import InputError
 __all__ = ["LOCK_NAME", "RUN_FILES", "RunDirBusyError", "RunDirExistsError", "claim_run_dir",
            "existing_run_files", "remove_run_files"]
 
-#: Files a run writes into its directory (``convergence.png`` by ``metricopt plot``).
+#: Files a run writes into its directory (``convergence.png`` by ``metricopt plot``, the
+#: pictures of the answer by ``metricopt plot clusters``).
 RUN_FILES = ("report.json", "iterations.csv", "clusters.csv", "cut.csv", "solution.npz",
-             "convergence.png")
+             "convergence.png",
+             *(f"{stem}.{fmt}" for stem in ("clusters-matrix", "clusters-sizes", "cut-sides",
+                                            "certificate", "clusters-network")
+               for fmt in ("png", "svg")))
 LOCK_NAME = ".metricopt-run.lock"
 
 
