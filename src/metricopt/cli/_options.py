@@ -208,7 +208,8 @@ def read_options(fn):
     """``--format --keep-all-components``: how the input is read."""
     return _apply(fn, [
         click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
-                     help="Input format (default: from the file suffix)."),
+                     help="Input format (default: from the file suffix; GRAPH - reads "
+                          "standard input, an edge list unless this says otherwise)."),
         click.option("--keep-all-components", is_flag=True, default=False,
                      help="Keep every connected component (default: only the largest)."),
     ])
