@@ -105,6 +105,8 @@ BACKEND_VALUES = [
      "max_rows_per_round=0"),
     ("cc", ["--method", "highs", "--option", "verbose=3"], "--option", "verbose=3"),
     ("cc", ["--option", "lp_algorithm=magic"], "--option", "lp_algorithm=magic"),
+    ("cc", ["--method", "dykstra", "--option", "tol=abc"], "--option", "tol=abc"),
+    ("cc", ["--method", "highs", "--option", "seed=-3"], "--option", "seed=-3"),
     ("cc", ["--relaxation", "wedges"], "--relaxation", "wedges"),
     ("cc", ["--relaxation", "wedges", "--weights", "jaccard"], "--relaxation", "wedges"),
     ("cc", ["--relaxation", "wedges", "--weights", "signed"], "--relaxation", "wedges"),

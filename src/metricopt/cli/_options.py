@@ -439,7 +439,7 @@ def check_applicable(ctx, kind, opts, *, bound_only):
             raise click.UsageError(f"{_flag(name)} does not apply to {owner} (its options: "
                                    f"{', '.join(sorted(accepted))})", ctx)
     _check_relaxation(ctx, kind, method, opts)
-    _check_values(ctx, method, options)
+    _check_values(ctx, method, options, {key for key, _ in opts.get("extra_options") or ()})
 
 
 def _check_relaxation(ctx, kind, method, opts):
@@ -461,9 +461,10 @@ def _check_relaxation(ctx, kind, method, opts):
             f"full triangle family only", ctx, param_hint="'--relaxation'")
 
 
-def _check_values(ctx, method, options):
+def _check_values(ctx, method, options, via_option):
     """The backends' checks of the option values (:func:`metricopt.solvers.
-    check_option_values`), reported against the flag that gave the value."""
+    check_option_values`), reported against the flag that gave the value (``--option``
+    for the names in ``via_option``)."""
     from ..exceptions import InvalidParameterError
     from ..solvers import check_option_values
 
@@ -472,8 +473,10 @@ def _check_values(ctx, method, options):
     except InvalidParameterError as exc:
         if exc.parameter is None:
             raise click.UsageError(" ".join(str(exc).split()), ctx) from None
-        flag = _flag(exc.parameter)
-        value = exc.value if isinstance(exc.value, str) else json.dumps(exc.value)
+        flag = "--option" if exc.parameter in via_option else _flag(exc.parameter)
+        value = exc.value
+        if not isinstance(value, str):
+            value = json.dumps(value, default=str)
         if flag.startswith("--option"):
             flag, value = "--option", f"{exc.parameter}={value}"
         raise click.BadParameter(f"{value}: must be {exc.requirement}", ctx,
