@@ -243,7 +243,30 @@ def test_info(runner):
     cc = data["problems"][0]
     assert cc["n_variables"] == 561 and cc["n_constraints"] == 3 * 5984
     assert [b["method"] for b in cc["backends"]] == registered_solvers()
-    assert "Relaxations" in result.stderr
+    assert "Relaxations" not in result.stderr + result.stdout.split("{", 1)[0]
+
+
+def test_info_tables_are_the_answer_on_stdout(runner):
+    # metricopt info football > f fills f; only progress and warnings go to stderr
+    result = ok(runner, ["info", "football", "--problem", "cc"])
+    assert "Relaxations" in result.stdout and "Estimated memory" in result.stdout
+    assert "football: n=115" in result.stdout
+    assert "Relaxations" not in result.stderr
+
+
+def test_standard_input_as_graph(runner):
+    edges = "a b\nb c\nc a\nc d\nd e\ne f\nf d\n"
+    result = runner.invoke(cli, ["solve", "cc", "-", "--method", "highs", "--seed", "0",
+                                 "--json", "--quiet"], input=edges)
+    assert result.exit_code == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert report["graph"]["n"] == 6 and report["graph"]["m"] == 7
+    assert report["graph"]["name"] == "stdin"
+    result = runner.invoke(cli, ["info", "-", "--json"], input="1 2\n2 3\n")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["graph"]["n"] == 3
+    result = runner.invoke(cli, ["bound", "cc", "-"], input="1 2\n2 oops 3 4\n")
+    assert result.exit_code == 1 and "<stdin>, line 2" in result.stderr, result.stderr
 
 
 def test_info_one_problem_and_budget(runner):

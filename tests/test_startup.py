@@ -43,3 +43,14 @@ def test_solve_reports_compile_time_apart_from_solve_time(tmp_path):
     first = float((out / "iterations.csv").read_text().splitlines()[1].split(",")[1])
     assert report["compile_seconds"] > 0.0
     assert first < report["compile_seconds"] and report["solve_seconds"] < 5.0
+
+
+def test_subpackages_are_attributes_imported_on_first_use():
+    # the README's ``import metricopt; metricopt.pipeline.run(...)``, in a fresh interpreter
+    probe = ("import sys, metricopt; before = 'metricopt.pipeline' in sys.modules; "
+             "run = metricopt.pipeline.run; print(before, callable(run), "
+             "callable(metricopt.io.read_graph))")
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["False", "True", "True"]

@@ -227,8 +227,8 @@ def test_cli_relaxation_usage_errors(runner):
     assert res.exit_code == 2
     assert "--relaxation does not apply to sc" in res.stderr
     res = runner.invoke(cli, ["bound", "cc", "karate", "--relaxation", "wedges"])
-    assert res.exit_code == 1
-    assert "needs weights 'unit' or 'lambda'" in res.stderr
+    assert res.exit_code == 2
+    assert "Invalid value for '--relaxation': wedges needs --weights unit or lambda" in res.stderr
 
 
 @pytest.mark.slow

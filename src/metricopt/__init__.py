@@ -47,7 +47,14 @@ _LAZY = {
 __all__ = ["__version__", *_LAZY]
 
 
+#: Subpackages reachable as attributes (``metricopt.pipeline.run``), imported on first use.
+_SUBPACKAGES = ("pipeline", "io", "problems", "solvers", "rounding", "bounds", "datasets",
+                "reporting", "batch", "plotting", "metric_check")
+
+
 def __getattr__(name):
+    if name in _SUBPACKAGES:
+        return importlib.import_module(f"metricopt.{name}")
     try:
         module = _LAZY[name]
     except KeyError:
@@ -58,4 +65,4 @@ def __getattr__(name):
 
 
 def __dir__():
-    return sorted(__all__)
+    return sorted({*__all__, *_SUBPACKAGES})

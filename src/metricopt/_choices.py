@@ -8,7 +8,8 @@ pandas and scipy imports.
 """
 
 __all__ = ["PROBLEM_KINDS", "STRUCTURES", "FORMATS", "WEIGHT_MODES", "RELAXATIONS", "MN_SOURCES",
-           "ROUNDING_METHODS", "ROUNDING_AUTO", "REFINE_METHODS", "DELTA_RANGE", "EPSILON_MIN"]
+           "WEDGE_WEIGHTS", "ROUNDING_METHODS", "ROUNDING_AUTO", "REFINE_METHODS", "DELTA_RANGE",
+           "EPSILON_MIN"]
 
 PROBLEM_KINDS = {
     "cc": "correlation clustering",
@@ -37,6 +38,10 @@ RELAXATIONS = {
     "full": "every triangle inequality (the cc LP)",
     "wedges": "open-wedge relaxation: x_ij <= x_ik + x_jk only where ik, jk are edges and ij is not",
 }
+
+#: Weight modes whose targets are ``d = 1 - adjacency`` (edges toward together, every
+#: non-edge toward apart): the ones the open-wedge relaxation is defined for.
+WEDGE_WEIGHTS = ("unit", "lambda")
 
 #: Where metric nearness takes its dissimilarities from.
 MN_SOURCES = ("auto", "matrix", "weighted", "jaccard")

@@ -59,7 +59,7 @@ from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .exceptions import InputError, InvalidParameterError
+from .exceptions import InputError, InvalidParameterError, MetricOptError
 from .io._rundir import RunDirBusyError, RunDirExistsError
 
 __all__ = [
@@ -317,7 +317,22 @@ def _make_job(number, raw, base, root):
             dest = _route(problem, params)
             job.problem_params, job.solver_options = dest["problem"], dest["solver"]
             job.rounding, job.read_options = dest["round"], dest["read"]
+            job.error = _argument_error(job)
     return job
+
+
+def _argument_error(job):
+    """Why the job's method, options or parameters cannot run, found without reading
+    its input (:func:`metricopt.pipeline.check_run_arguments`); ``None`` when they can."""
+    from .pipeline import check_run_arguments
+
+    try:
+        check_run_arguments(job.problem, job.method, job.solver_options,
+                            job.rounding.get("method", "auto"),
+                            problem_params=job.problem_params)
+    except MetricOptError as exc:
+        return _one_line(exc)
+    return None
 
 
 def _check_unique(jobs, path):

@@ -36,7 +36,22 @@ class InputError(MetricOptError):
 
 
 class InvalidParameterError(MetricOptError, ValueError, TypeError):
-    """A parameter has an invalid value, or an option name is unknown."""
+    """A parameter has an invalid value, or an option name is unknown.
+
+    Attributes
+    ----------
+    parameter : str or None
+        The parameter whose value is refused, when the error is about one value (the
+        command line then names its flag).
+    value : object
+        The refused value (with ``parameter``).
+    requirement : str or None
+        What the value must be, e.g. ``"an int >= 1"`` (with ``parameter``).
+    """
+
+    def __init__(self, message, *, parameter=None, value=None, requirement=None):
+        super().__init__(message)
+        self.parameter, self.value, self.requirement = parameter, value, requirement
 
 
 class UnsupportedProblemError(MetricOptError, NotImplementedError):

@@ -20,6 +20,7 @@ from .._choices import (
     REFINE_METHODS,
     RELAXATIONS,
     ROUNDING_METHODS,
+    WEDGE_WEIGHTS,
     WEIGHT_MODES,
 )
 from .._choices import MN_SOURCES as SOURCES
@@ -207,7 +208,8 @@ def read_options(fn):
     """``--format --keep-all-components``: how the input is read."""
     return _apply(fn, [
         click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
-                     help="Input format (default: from the file suffix)."),
+                     help="Input format (default: from the file suffix; GRAPH - reads "
+                          "standard input, an edge list unless this says otherwise)."),
         click.option("--keep-all-components", is_flag=True, default=False,
                      help="Keep every connected component (default: only the largest)."),
     ])
@@ -436,3 +438,46 @@ def check_applicable(ctx, kind, opts, *, bound_only):
         if name not in accepted:
             raise click.UsageError(f"{_flag(name)} does not apply to {owner} (its options: "
                                    f"{', '.join(sorted(accepted))})", ctx)
+    _check_relaxation(ctx, kind, method, opts)
+    _check_values(ctx, method, options, {key for key, _ in opts.get("extra_options") or ()})
+
+
+def _check_relaxation(ctx, kind, method, opts):
+    """``--relaxation wedges`` needs 0/1 targets and a method that takes its rows."""
+    from ..solvers import get_solver
+
+    if kind != "cc" or opts.get("relaxation") != "wedges":
+        return
+    weights = opts.get("weights") or "auto"
+    if weights not in WEDGE_WEIGHTS:
+        what = "auto (jaccard, or signed for a signed graph)" if weights == "auto" else weights
+        raise click.BadParameter(
+            f"wedges needs --weights {' or '.join(WEDGE_WEIGHTS)} (targets 1 - adjacency), "
+            f"not {what}", ctx, param_hint="'--relaxation'")
+    if method != "auto" and not get_solver(method).explicit_rows:
+        takers = [name for name in registered_solvers() if get_solver(name).explicit_rows]
+        raise click.BadParameter(
+            f"wedges needs --method {' or '.join(takers)} (or auto); {method} solves the "
+            f"full triangle family only", ctx, param_hint="'--relaxation'")
+
+
+def _check_values(ctx, method, options, via_option):
+    """The backends' checks of the option values (:func:`metricopt.solvers.
+    check_option_values`), reported against the flag that gave the value (``--option``
+    for the names in ``via_option``)."""
+    from ..exceptions import InvalidParameterError
+    from ..solvers import check_option_values
+
+    try:
+        check_option_values(method, options)
+    except InvalidParameterError as exc:
+        if exc.parameter is None:
+            raise click.UsageError(" ".join(str(exc).split()), ctx) from None
+        flag = "--option" if exc.parameter in via_option else _flag(exc.parameter)
+        value = exc.value
+        if not isinstance(value, str):
+            value = json.dumps(value, default=str)
+        if flag.startswith("--option"):
+            flag, value = "--option", f"{exc.parameter}={value}"
+        raise click.BadParameter(f"{value}: must be {exc.requirement}", ctx,
+                                 param_hint=f"'{flag}'") from None

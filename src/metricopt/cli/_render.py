@@ -312,8 +312,9 @@ def evaluation(result):
 
 
 def graph_info(info):
-    """Tables of ``metricopt info``: the graph, each relaxation, each backend's memory."""
-    console = _console()
+    """Tables of ``metricopt info`` (stdout): the graph, each relaxation, each backend's
+    memory."""
+    console = output_console()
     graph = info["graph"]
     size = f"n={graph['n']}" + (f", m={graph['m']}" if graph.get("m") is not None else "")
     msg = (graph.get("summary") or {}).get("message")

@@ -144,8 +144,9 @@ def _group_help():
     return f"""Metric-constrained LP/QP relaxations for graph clustering, with certified ratios.
 
     GRAPH is an edge list (SNAP style, optionally signed or weighted), a Matrix Market
-    file, a dissimilarity matrix (.npy or CSV; metric nearness), any of them gzipped, or
-    a bundled dataset name ({', '.join(bundled_names())}).
+    file, a dissimilarity matrix (.npy or CSV; metric nearness), any of them gzipped, a
+    bundled dataset name ({', '.join(bundled_names())}), or - for standard input (an
+    edge list unless --format names another format).
 
     Example:
 
@@ -329,7 +330,8 @@ def info(graph, kinds, max_memory, as_json, **opts):
 
     For every problem: variables and constraints, and for every registered backend
     whether it handles the problem and the memory it would need (and whether that
-    fits the allowance).
+    fits the allowance). The tables are printed on stdout (--json: the same as JSON);
+    what reading the graph dropped goes to stderr.
 
     Example:
 
@@ -339,9 +341,10 @@ def info(graph, kinds, max_memory, as_json, **opts):
     result = _pipeline().describe(graph, kinds=list(kinds) or None,
                                read_options=collect_read_options(opts),
                                problem_params=params, max_memory=max_memory)
-    render.graph_info(result)
     if as_json:
         _json_out(result)
+    else:
+        render.graph_info(result)
 
 
 @cli.command()

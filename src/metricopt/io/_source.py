@@ -1,14 +1,20 @@
 """Locating input files and reading their bytes (plain or gzip-compressed)."""
 
 import gzip
+import sys
 import zlib
 from pathlib import Path
 
 from metricopt.exceptions import InputError, InvalidParameterError, type_name
 
-__all__ = ["resolve_source", "read_bytes", "decode_text", "base_name", "format_suffix"]
+__all__ = ["resolve_source", "read_bytes", "read_stdin", "decode_text", "base_name",
+           "format_suffix", "STDIN", "STDIN_NAME"]
 
 _GZIP_MAGIC = b"\x1f\x8b"
+#: The source that stands for standard input (as for most Unix tools).
+STDIN = "-"
+#: How messages and reports name standard input.
+STDIN_NAME = "<stdin>"
 
 
 def resolve_source(source, bundled, names):
@@ -85,14 +91,37 @@ def read_bytes(path):
         data = path.read_bytes()
     except OSError as exc:
         raise InputError(f"{path}: cannot read file ({exc.strerror or exc})") from None
-    gzipped = data[:2] == _GZIP_MAGIC
-    if path.suffix.lower() == ".gz" and not gzipped:
+    if path.suffix.lower() == ".gz" and data[:2] != _GZIP_MAGIC:
         raise InputError(f"{path}: not a gzip file")
+    return _decompress(data, path)
+
+
+def read_stdin():
+    """Standard input's bytes (:data:`STDIN` as a source), decompressed when they are
+    gzip data.
+
+    Returns
+    -------
+    data : bytes
+    gzipped : bool
+    """
+    stream = getattr(sys.stdin, "buffer", sys.stdin)
+    try:
+        data = stream.read()
+    except OSError as exc:
+        raise InputError(f"{STDIN_NAME}: cannot read ({exc.strerror or exc})") from None
+    if isinstance(data, str):
+        data = data.encode("utf-8")
+    return _decompress(data, STDIN_NAME)
+
+
+def _decompress(data, where):
+    gzipped = data[:2] == _GZIP_MAGIC
     if gzipped:
         try:
             data = gzip.decompress(data)
         except (OSError, EOFError, zlib.error):
-            raise InputError(f"{path}: corrupt or truncated gzip data") from None
+            raise InputError(f"{where}: corrupt or truncated gzip data") from None
     return data, gzipped
 
 

@@ -40,7 +40,16 @@ from metricopt.io._objects import (
 )
 from metricopt.io._preprocess import build_graph
 from metricopt.io._readers import READERS, detect_format
-from metricopt.io._source import base_name, decode_text, format_suffix, read_bytes, resolve_source
+from metricopt.io._source import (
+    STDIN,
+    STDIN_NAME,
+    base_name,
+    decode_text,
+    format_suffix,
+    read_bytes,
+    read_stdin,
+    resolve_source,
+)
 from metricopt._choices import FORMATS
 
 __all__ = ["FORMATS", "read_graph", "read_dissimilarity", "read_input", "detect_format"]
@@ -55,7 +64,8 @@ def read_graph(source, *, fmt=None, weighted=None, keep_all_components=False, na
     Parameters
     ----------
     source : str, os.PathLike or graph object
-        A file path, the name of a bundled dataset (see
+        A file path, ``"-"`` for standard input (an edge list unless ``fmt`` names
+        another format; gzip data is decompressed), the name of a bundled dataset (see
         :func:`metricopt.datasets.bundled_names`; an existing path wins over a dataset
         name), or an object in memory: a networkx graph (any of its four classes), an
         igraph graph, a square scipy.sparse or numpy adjacency matrix (nonzero entries
@@ -134,6 +144,8 @@ def read_graph(source, *, fmt=None, weighted=None, keep_all_components=False, na
     _check_weight(weight)
     if isinstance(source, (Graph, Dissimilarity)):
         return source
+    if isinstance(source, str) and source == STDIN:
+        return _read_stdin(fmt, weighted, keep_all_components, name)
     kind = object_kind(source)
     if kind is not None:
         if fmt is not None:
@@ -235,6 +247,24 @@ def read_input(source, kind=None, **read_options):
                 f"Got {read_options['fmt']!r} instead.")
         return read_dissimilarity(source, name=name)
     return read_graph(source, **read_options)
+
+
+def _read_stdin(fmt, weighted, keep_all_components, name):
+    """Standard input (the source ``"-"``), in format ``fmt`` (default: an edge list)."""
+    fmt = fmt or "edgelist"
+    name = name or "stdin"
+    reader = READERS[fmt]
+    data, gzipped = read_stdin()
+    if reader.matrix:
+        _warn_ignored(weighted, keep_all_components)
+        values, labels = reader.parse(data, STDIN_NAME)
+        return make_dissimilarity(values, labels, STDIN_NAME, name=name, fmt=fmt,
+                                  gzipped=gzipped)
+    content = data if reader.binary else decode_text(data, STDIN_NAME)
+    records = reader.parse(content, STDIN_NAME, weighted)
+    records.weights = _choose_weights(records, weighted)
+    return build_graph(records, STDIN_NAME, keep_all_components=keep_all_components, name=name,
+                       fmt=fmt, gzipped=gzipped)
 
 
 def _read_matrix(path, fmt, name):

@@ -162,7 +162,8 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
     callback = solver_options.pop("callback", callback)
     round_opts = _rounding_options(rounding, solver_options)
     check_run_arguments(kind, method, solver_options,
-                        None if bound_only else round_opts["method"])
+                        None if bound_only else round_opts["method"],
+                        problem_params=problem_params)
     _check_export(export, kind, bound_only)
     read_options = dict(read_options or {})
     out = _prepare_out(out)
@@ -220,7 +221,8 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
         return outcome
 
 
-def check_run_arguments(kind, method, solver_options, round_method=None):
+def check_run_arguments(kind, method, solver_options, round_method=None, *,
+                        problem_params=None):
     """Check a run's arguments before any input is read.
 
     Parameters
@@ -231,17 +233,27 @@ def check_run_arguments(kind, method, solver_options, round_method=None):
     solver_options : dict
     round_method : str or None
         The rounding method, or ``None`` when nothing is rounded.
+    problem_params : dict or None
+        The problem builder's parameters (only ``relaxation`` and ``weights`` are
+        checked here; the builder checks the rest).
 
     Raises
     ------
     InvalidParameterError
         An unknown problem kind or method, an option the explicitly chosen backend (or,
-        for ``auto``, every backend) does not accept, or a rounding method that does not
-        apply to ``kind``.
+        for ``auto``, every backend) does not accept, an option value a backend refuses
+        (:func:`metricopt.solvers.check_option_values`; ``parameter`` names it), the
+        open-wedge relaxation with weights or a method it does not go with, or a
+        rounding method that does not apply to ``kind``.
     """
     from ..problems import BUILDERS
     from ..rounding import METHODS as ROUNDING_METHODS
-    from ..solvers import applicable_options, get_solver, solver_option_names
+    from ..solvers import (
+        applicable_options,
+        check_option_values,
+        get_solver,
+        solver_option_names,
+    )
 
     if kind not in BUILDERS:
         raise InvalidParameterError(f"Unknown problem {kind!r}; choose one of: "
@@ -253,6 +265,8 @@ def check_run_arguments(kind, method, solver_options, round_method=None):
                                         f"{', '.join(unknown)}")
     else:
         applicable_options(get_solver(method), solver_options)
+    check_option_values(method, solver_options)
+    _check_relaxation(method, problem_params or {})
     if round_method is not None and kind != "mn":
         valid = ("auto", *ROUNDING_METHODS[kind])
         if str(round_method).lower() not in valid:
@@ -262,6 +276,31 @@ def check_run_arguments(kind, method, solver_options, round_method=None):
             from ..rounding.leiden import require_leiden
 
             require_leiden()
+
+
+def _check_relaxation(method, params):
+    """The open-wedge relaxation needs 0/1 targets and a backend that takes its rows."""
+    from .._choices import WEDGE_WEIGHTS
+    from ..solvers import get_solver, registered_solvers
+
+    if params.get("relaxation") != "wedges":
+        return
+    weights = params.get("weights", "auto")
+    if weights not in WEDGE_WEIGHTS:
+        raise InvalidParameterError(
+            f"relaxation='wedges' (the open-wedge LP) needs weights "
+            f"{' or '.join(map(repr, WEDGE_WEIGHTS))}, whose targets are 1 - adjacency; "
+            f"got weights={weights!r}", parameter="relaxation", value="wedges",
+            requirement=f"used with weights {' or '.join(map(repr, WEDGE_WEIGHTS))}")
+    if method is not None and not (isinstance(method, str) and method.lower() == "auto"):
+        solver = get_solver(method)
+        if not solver.explicit_rows:
+            takers = [n for n in registered_solvers() if get_solver(n).explicit_rows]
+            raise InvalidParameterError(
+                f"{solver.name} solves the full triangle family only; the open-wedge "
+                f"relaxation (a given list of rows) needs method "
+                f"{' or '.join(map(repr, takers))}", parameter="relaxation", value="wedges",
+                requirement=f"used with method {' or '.join(map(repr, takers))}")
 
 
 def _check_export(export, kind, bound_only):

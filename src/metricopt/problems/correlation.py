@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._choices import RELAXATIONS, WEIGHT_MODES
+from .._choices import RELAXATIONS, WEDGE_WEIGHTS, WEIGHT_MODES
 from .._memory import check_memory
 from ..exceptions import InvalidParameterError
 from ._base import MetricProblem
@@ -14,11 +14,6 @@ from .resolution import RESOLUTION_WEIGHTS, check_resolution, resolution_weights
 __all__ = ["correlation_clustering"]
 
 _CALLER = "correlation_clustering"
-
-
-#: Weight modes whose targets are ``d = 1 - adjacency`` (edges toward together, every
-#: non-edge toward apart): the ones the open-wedge relaxation is defined for.
-WEDGE_WEIGHTS = ("unit", "lambda")
 
 
 def correlation_clustering(graph, *, weights="auto", delta=0.05, epsilon=0.01, resolution=None,

@@ -23,7 +23,8 @@ from ..result import STATUS_MESSAGES, SolveResult, Status
 from ._base import COMMON_OPTIONS, Solver
 
 __all__ = ["solve", "get_solver", "available_solvers", "registered_solvers", "choose_method",
-           "applicable_options", "solver_option_names", "Solver", "SOLVER_SPECS"]
+           "applicable_options", "check_option_values", "solver_option_names", "Solver",
+           "SOLVER_SPECS"]
 
 #: Backends in preference order: name -> (module, class). Imported on first use so that
 #: listing the solvers does not import numba kernels or native libraries.
@@ -182,6 +183,45 @@ def solver_option_names():
         names.update(get_solver(name).default_options())
     names.discard("callback")
     return names
+
+
+def check_option_values(method, options):
+    """Check the values of ``options`` for ``method`` before any input is read.
+
+    An explicit backend checks them all (:meth:`Solver.check_options`). For ``"auto"``
+    each option is checked by every backend that accepts it, since ``auto`` may pick any
+    of them; names no backend accepts are left to :func:`applicable_options`.
+
+    Parameters
+    ----------
+    method : str, Solver or None
+    options : dict
+
+    Raises
+    ------
+    InvalidParameterError
+        Its ``parameter`` names the first option whose value is refused.
+    """
+    options = {k: v for k, v in options.items() if k != "callback"}
+    if method is not None and not (isinstance(method, str) and method.lower() == "auto"):
+        solver = get_solver(method)
+        solver.check_options({k: v for k, v in options.items()
+                              if k in solver.default_options()})
+        return
+    for name, value in options.items():
+        for backend in SOLVER_SPECS:
+            solver = get_solver(backend)
+            if name not in solver.default_options():
+                continue
+            try:
+                solver.check_options({name: value})
+            except InvalidParameterError as exc:
+                if exc.parameter is None:
+                    raise
+                raise InvalidParameterError(
+                    f"{exc} (with method 'auto', every method that takes {name!r} must "
+                    f"accept its value)", parameter=exc.parameter, value=exc.value,
+                    requirement=f"{exc.requirement} (for method {solver.name!r})") from None
 
 
 def applicable_options(solver, options, *, chosen_by_auto=False):

@@ -78,6 +78,34 @@ class Solver:
         """Solve ``problem``; return a dict of SolveResult fields."""
         raise NotImplementedError
 
+    #: The backend's checks of option values that need no problem: a function whose
+    #: keyword arguments are named as :meth:`run`'s options and that raises
+    #: :class:`~metricopt.exceptions.InvalidParameterError` (with ``parameter`` set) for
+    #: the first bad one. :meth:`run` calls the same function.
+    check_values = None
+
+    def check_options(self, options):
+        """Check the values of ``options`` before any input is read.
+
+        The options not given take their defaults; checks that need the problem (its
+        size, structure or memory) wait for :meth:`run`.
+
+        Parameters
+        ----------
+        options : dict
+            Option name -> value; every name must be one of :meth:`default_options`.
+
+        Raises
+        ------
+        InvalidParameterError
+            Its ``parameter`` names the first option whose value is refused.
+        """
+        if self.check_values is None:
+            return
+        values = {**self.default_options(), **options}
+        wanted = inspect.signature(self.check_values).parameters
+        self.check_values(**{k: v for k, v in values.items() if k in wanted})
+
     def default_options(self):
         """Option names and defaults, read from :meth:`run`'s keyword-only signature."""
         sig = inspect.signature(self.run)

@@ -39,8 +39,8 @@ import numpy as np
 from ..exceptions import InvalidParameterError
 from ..result import Status
 
-__all__ = ["check_options", "interrupt_deferred", "lp_gap", "objective_scale", "LPStage",
-           "IterationLoop", "GAMMA_GROWTH", "GAP_FLOOR"]
+__all__ = ["check_options", "check_choice", "bad_value", "interrupt_deferred", "lp_gap",
+           "objective_scale", "LPStage", "IterationLoop", "GAMMA_GROWTH", "GAP_FLOOR"]
 
 #: Factor by which ``gamma`` grows when a converged QP stage misses the LP gap.
 GAMMA_GROWTH = 10.0
@@ -79,6 +79,21 @@ def _real(value):
     return isinstance(value, numbers.Real) and not isinstance(value, bool) and np.isfinite(value)
 
 
+def bad_value(caller, name, value, requirement):
+    """The :class:`~metricopt.exceptions.InvalidParameterError` for option ``name`` of
+    ``caller``, which must be ``requirement`` (``"an int >= 1"``) and is ``value``."""
+    return InvalidParameterError(
+        f"The {name!r} parameter of {caller} must be {requirement}. Got {value!r} instead.",
+        parameter=name, value=value, requirement=requirement)
+
+
+def check_choice(caller, name, value, choices):
+    """Raise :func:`bad_value` unless ``value`` is one of ``choices``."""
+    if isinstance(value, str) and value in choices:
+        return
+    raise bad_value(caller, name, value, f"one of {', '.join(map(repr, choices))}")
+
+
 def check_options(caller, **values):
     """Validate the options the iterative backends share; raise
     :class:`~metricopt.exceptions.InvalidParameterError` naming the first bad one.
@@ -89,8 +104,7 @@ def check_options(caller, **values):
     ``polish`` (bool or "auto").
     """
     def bad(name, value, what):
-        raise InvalidParameterError(
-            f"The '{name}' parameter of {caller} must be {what}. Got {value!r} instead.")
+        raise bad_value(caller, name, value, what)
 
     for name, val in values.items():
         if name in ("tol", "gap_tol", "checkpoint_every"):

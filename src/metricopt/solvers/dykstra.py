@@ -62,12 +62,21 @@ from ..result import Status
 from ._base import Solver
 from ._checkpoint import problem_digest, read_checkpoint, write_checkpoint
 from . import _regularised
-from ._core import POLISH_QP_GAP, IterationLoop, LPStage, check_options
+from ._core import (
+    POLISH_QP_GAP,
+    IterationLoop,
+    LPStage,
+    bad_value,
+    check_choice,
+    check_options,
+)
 
 __all__ = ["DykstraSolver", "solve_dykstra", "ORDERS"]
 
 #: visiting orders of the triangle constraints ("blocked" is accepted for "parallel")
 ORDERS = ("diagonal", "lexicographic", "parallel")
+#: Storage of the triangle duals (``duals`` of :func:`solve_dykstra`).
+DUALS = ("auto", "dense", "sparse")
 _ALIASES = {"blocked": "parallel"}
 
 _DEFAULT_ROUND = tuple(range(1, 13))
@@ -138,13 +147,28 @@ def dense_duals_fit(n, max_memory=None):
     return _auto_dense_fits(_dense_dual_bytes(n), max_memory)
 
 
+def _check_option_values(*, tol, gap_tol, max_iter, time_limit, check_every, threads, gamma,
+                         lam, checkpoint_every, polish, gamma_growth, order, duals, extrapolate,
+                         interleave):
+    """The checks of :func:`solve_dykstra`'s options that need no problem."""
+    caller = "solve_dykstra"
+    check_options(caller, tol=tol, gap_tol=gap_tol, max_iter=max_iter, time_limit=time_limit,
+                  check_every=check_every, threads=threads, gamma=gamma, lam=lam,
+                  checkpoint_every=checkpoint_every, polish=polish, gamma_growth=gamma_growth)
+    if not (isinstance(order, str) and order in _ALIASES):
+        check_choice(caller, "order", order, ORDERS)
+    check_choice(caller, "duals", duals, DUALS)
+    if extrapolate not in (None, True, False):
+        raise bad_value(caller, "extrapolate", extrapolate, "a bool or None")
+    if interleave is not None and (not isinstance(interleave, (int, np.integer))
+                                   or isinstance(interleave, bool) or interleave < 1):
+        raise bad_value(caller, "interleave", interleave, "an int >= 1")
+
+
 def _dense_duals(duals, order, st, with_reference=True, max_memory=None):
     """Whether the triangle duals are stored densely (see ``duals`` of solve_dykstra);
     ``with_reference``: a second copy is kept for the extrapolation."""
-    if duals not in ("auto", "dense", "sparse"):
-        raise InvalidParameterError(
-            "The 'duals' parameter of solve_dykstra must be one of 'auto', 'dense', "
-            f"'sparse'. Got {duals!r} instead.")
+    check_choice("solve_dykstra", "duals", duals, DUALS)
     if not st["dense"] or duals == "sparse":
         return False
     n = st["n"]
@@ -600,14 +624,11 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
            optimization for graph clustering algorithms. SIAM J. Math. Data Sci. 1(2),
            333-355. https://doi.org/10.1137/18M1217152
     """
-    check_options("solve_dykstra", tol=tol, gap_tol=gap_tol, max_iter=max_iter,
-                  time_limit=time_limit, check_every=check_every, threads=threads, gamma=gamma,
-                  lam=lam, checkpoint_every=checkpoint_every, polish=polish,
-                  gamma_growth=gamma_growth)
-    if order not in ORDERS and order not in _ALIASES:
-        raise InvalidParameterError(
-            f"The 'order' parameter of solve_dykstra must be one of "
-            f"{', '.join(map(repr, ORDERS))}. Got {order!r} instead.")
+    _check_option_values(tol=tol, gap_tol=gap_tol, max_iter=max_iter, time_limit=time_limit,
+                         check_every=check_every, threads=threads, gamma=gamma, lam=lam,
+                         checkpoint_every=checkpoint_every, polish=polish,
+                         gamma_growth=gamma_growth, order=order, duals=duals,
+                         extrapolate=extrapolate, interleave=interleave)
     import numba
 
     order = _ALIASES.get(order, order)
@@ -617,10 +638,6 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
     if block is None:
         block = _config.DYKSTRA_BLOCK if order != "parallel" else min(64, max(8, n // 8))
     block = int(block)
-    if extrapolate not in (None, True, False):
-        raise InvalidParameterError(
-            f"The 'extrapolate' parameter of solve_dykstra must be a bool or None. "
-            f"Got {extrapolate!r} instead.")
     use_dense = _dense_duals(duals, order, st, extrapolate is not False, max_memory)
     if extrapolate and not use_dense:
         raise InvalidParameterError(
@@ -629,11 +646,6 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
     extrapolate = use_dense and extrapolate is not False
     if interleave is None:
         interleave = 16 if st["sum_value"] is not None else 1
-    if not isinstance(interleave, (int, np.integer)) or isinstance(interleave, bool) \
-            or interleave < 1:
-        raise InvalidParameterError(
-            f"The 'interleave' parameter of solve_dykstra must be an int >= 1. "
-            f"Got {interleave!r} instead.")
     interleave = int(interleave) if order == "diagonal" else 1
     options = dict(order=order, block=block, tol=float(tol), gap_tol=float(gap_tol),
                    gamma=st["gamma"], lam=st.get("lam"), interleave=interleave,
@@ -972,6 +984,7 @@ class DykstraSolver(Solver):
     REQUIRED_MODULES = ("numba",)
     structures = ("dense", "edges")
     objectives = ("linear", "l1", "l2")
+    check_values = staticmethod(_check_option_values)
 
     def supports(self, problem):
         """Dense and edge-list problems; not the cycle inequalities of MET(G)."""

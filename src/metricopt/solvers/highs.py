@@ -6,6 +6,7 @@ objective alone and adds violated metric constraints round by round, re-solving
 warm-started from the previous basis (V §8.1.1).
 """
 
+import functools
 import math
 import numbers
 import time
@@ -205,9 +206,9 @@ def _cluster_editing_rows(problem):
 
 # ------------------------------------------------------------ option checks
 def _bad(name, caller, what, value):
-    return InvalidParameterError(
-        f"The {name!r} parameter of {caller} must be {what}. Got {value!r} instead."
-    )
+    from ._core import bad_value
+
+    return bad_value(caller, name, value, what)
 
 
 def _check_options(caller, *, tol, time_limit, max_iter, threads, max_memory, verbose, seed,
@@ -241,8 +242,8 @@ def _check_options(caller, *, tol, time_limit, max_iter, threads, max_memory, ve
         raise _bad("verbose", caller, "a bool", verbose)
     if seed is None:
         seed = 0
-    if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or not 0 <= seed < 2**31:
-        raise _bad("seed", caller, "an int in the range [0, 2**31) or None", seed)
+    if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or not 0 <= seed < 2**63:
+        raise _bad("seed", caller, "an int in the range [0, 2**63) or None", seed)
     if callback is not None and not callable(callback):
         raise _bad("callback", caller, "a callable or None", callback)
     if lp_algorithm not in algorithms:
@@ -329,7 +330,7 @@ class _Model:
         self.algorithm = algorithm
         self.solve_seconds = 0.0
         self.total_iterations = 0
-        h.setOptionValue("random_seed", int(opts["seed"]))
+        h.setOptionValue("random_seed", int(opts["seed"]) % 2**31)  # HiGHS's is an int32
         tol = max(opts["tol"], _HIGHS_MIN_TOL)
         if algorithm == "qp":
             # HiGHS >= 1.16 re-checks the active-set QP's answer against this tolerance
@@ -569,6 +570,7 @@ class HighsSolver(Solver):
     REQUIRED_MODULES = ("highspy",)
     exact = True
     explicit_rows = True
+    check_values = staticmethod(functools.partial(_check_options, "highs"))
 
     def estimate_memory(self, problem, lp_algorithm="auto"):
         """Estimated peak bytes (see :func:`metricopt.solvers.highs.estimate_memory`)."""
@@ -603,7 +605,7 @@ class HighsSolver(Solver):
         verbose : bool, default=False
             Let HiGHS log to the console.
         seed : int, default=0
-            HiGHS's random seed.
+            Random seed in [0, 2**63); HiGHS's own is ``seed % 2**31``.
         callback : callable or None
             Called once with the iteration record.
         lp_algorithm : {"auto", "simplex", "ipm", "pdlp"}, default="auto"
@@ -807,6 +809,8 @@ class HighsLazySolver(Solver):
     REQUIRED_MODULES = ("highspy",)
     exact = True
     explicit_rows = True
+    check_values = staticmethod(functools.partial(_check_options, "highs-lazy",
+                                                  algorithms=LAZY_LP_ALGORITHMS))
 
     def estimate_memory(self, problem, lp_algorithm="auto"):
         """Estimated bytes of the first rounds (see :func:`estimate_memory`)."""

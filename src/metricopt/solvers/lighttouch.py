@@ -66,7 +66,7 @@ from ..exceptions import ConvergenceWarning, InputError, InvalidParameterError, 
 from ..result import Status
 from ._base import Solver
 from ._checkpoint import problem_digest, read_checkpoint, write_checkpoint
-from ._core import LPStage, IterationLoop, check_options
+from ._core import IterationLoop, LPStage, bad_value, check_choice, check_options
 
 __all__ = ["LightTouchSolver", "solve_lighttouch", "TOUCHES", "FINISHES"]
 
@@ -395,9 +395,33 @@ def _positive_or_none(caller, **values):
     for name, val in values.items():
         if val is not None and (isinstance(val, bool) or not isinstance(val, (int, float))
                                 or not np.isfinite(val) or not val > 0):
-            raise InvalidParameterError(
-                f"The '{name}' parameter of {caller} must be a float > 0 or None. "
-                f"Got {val!r} instead.")
+            raise bad_value(caller, name, val, "a float > 0 or None")
+
+
+def _check_option_values(*, tol, gap_tol, max_iter, time_limit, threads, checkpoint_every,
+                         check_every, polish, penalty, eta_w, eta_p, finish_at, penalty_growth,
+                         group_size, steps, full_rounds, touch, finish, seed):
+    """The checks of :func:`solve_lighttouch`'s options that need no problem."""
+    caller = "solve_lighttouch"
+    check_options(caller, tol=tol, gap_tol=gap_tol, max_iter=max_iter, time_limit=time_limit,
+                  threads=threads, checkpoint_every=checkpoint_every, check_every=check_every,
+                  polish=polish)
+    _positive_or_none(caller, penalty=penalty, eta_w=eta_w, eta_p=eta_p, finish_at=finish_at)
+    if isinstance(penalty_growth, bool) or not isinstance(penalty_growth, (int, float)) \
+            or not np.isfinite(penalty_growth) or penalty_growth < 1:
+        raise bad_value(caller, "penalty_growth", penalty_growth, "a float >= 1")
+    if finish_at is None:
+        raise bad_value(caller, "finish_at", finish_at, "a float > 0")
+    for name, val in (("group_size", group_size), ("steps", steps),
+                      ("full_rounds", full_rounds)):
+        if val is not None and (not isinstance(val, (int, np.integer)) or isinstance(val, bool)
+                                or val < 1):
+            raise bad_value(caller, name, val, "an int >= 1 or None")
+    check_choice(caller, "touch", touch, TOUCHES)
+    check_choice(caller, "finish", finish, FINISHES)
+    if seed is not None and (not isinstance(seed, (int, np.integer)) or isinstance(seed, bool)
+                             or seed < 0):
+        raise bad_value(caller, "seed", seed, "an int >= 0 or None")
 
 
 def solve_lighttouch(problem, *, tol=1e-6, gap_tol=1e-4, max_iter=100, time_limit=None,
@@ -518,38 +542,16 @@ def solve_lighttouch(problem, *, tol=1e-6, gap_tol=1e-4, max_iter=100, time_limi
     .. [1] Cotter, A., Gupta, M. R., & Pfeifer, J. (2016). A Light Touch for Heavily
            Constrained SGD. COLT 2016, PMLR 49, 729-771. arXiv:1512.04960
     """
-    caller = "solve_lighttouch"
-    check_options(caller, tol=tol, gap_tol=gap_tol, max_iter=max_iter, time_limit=time_limit,
-                  threads=threads, checkpoint_every=checkpoint_every, check_every=check_every,
-                  polish=polish)
-    _positive_or_none(caller, penalty=penalty, eta_w=eta_w, eta_p=eta_p, finish_at=finish_at)
-    if isinstance(penalty_growth, bool) or not isinstance(penalty_growth, (int, float)) \
-            or not np.isfinite(penalty_growth) or penalty_growth < 1:
-        raise InvalidParameterError(f"The 'penalty_growth' parameter of {caller} must be a "
-                                    f"float >= 1. Got {penalty_growth!r} instead.")
-    if finish_at is None:
-        raise InvalidParameterError(f"The 'finish_at' parameter of {caller} must be a float "
-                                    f"> 0. Got None instead.")
-    for name, val in (("group_size", group_size), ("steps", steps),
-                      ("full_rounds", full_rounds)):
-        if val is not None and (not isinstance(val, (int, np.integer)) or isinstance(val, bool)
-                                or val < 1):
-            raise InvalidParameterError(f"The '{name}' parameter of {caller} must be an int "
-                                        f">= 1 or None. Got {val!r} instead.")
+    _check_option_values(tol=tol, gap_tol=gap_tol, max_iter=max_iter, time_limit=time_limit,
+                         threads=threads, checkpoint_every=checkpoint_every,
+                         check_every=check_every, polish=polish, penalty=penalty, eta_w=eta_w,
+                         eta_p=eta_p, finish_at=finish_at, penalty_growth=penalty_growth,
+                         group_size=group_size, steps=steps, full_rounds=full_rounds,
+                         touch=touch, finish=finish, seed=seed)
     if finish == "project" and (problem.structure != "dense" or problem.sum_value is not None):
         raise InvalidParameterError(
             "finish='project' projects onto the metric polytope: dense cc and mn problems "
             "only (no sum row, no edge lists)")
-    if touch not in TOUCHES:
-        raise InvalidParameterError(f"The 'touch' parameter of {caller} must be one of "
-                                    f"{', '.join(map(repr, TOUCHES))}. Got {touch!r} instead.")
-    if finish not in FINISHES:
-        raise InvalidParameterError(f"The 'finish' parameter of {caller} must be one of "
-                                    f"{', '.join(map(repr, FINISHES))}. Got {finish!r} instead.")
-    if seed is not None and (not isinstance(seed, (int, np.integer)) or isinstance(seed, bool)
-                             or seed < 0):
-        raise InvalidParameterError(f"The 'seed' parameter of {caller} must be an int >= 0 "
-                                    f"or None. Got {seed!r} instead.")
     if problem.structure == "sparse":
         raise UnsupportedProblemError(_SPARSE)
     import numba
@@ -702,6 +704,7 @@ class LightTouchSolver(Solver):
     REQUIRED_MODULES = ("numba",)
     structures = ("dense", "edges")
     objectives = ("linear", "l1", "l2")
+    check_values = staticmethod(_check_option_values)
 
     def supports(self, problem):
         """Dense and edge-list problems; not the cycle inequalities of MET(G)."""

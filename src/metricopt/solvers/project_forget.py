@@ -787,6 +787,14 @@ def _peak_rss():
 
 
 # ------------------------------------------------------------------------ driver
+def _check_option_values(*, tol, gap_tol, max_iter, time_limit, passes, threads, gamma, lam,
+                         checkpoint_every, polish, gamma_growth):
+    """The checks of :func:`solve_project_forget`'s options that need no problem."""
+    check_options("solve_project_forget", tol=tol, gap_tol=gap_tol, max_iter=max_iter,
+                  time_limit=time_limit, passes=passes, threads=threads, gamma=gamma, lam=lam,
+                  checkpoint_every=checkpoint_every, polish=polish, gamma_growth=gamma_growth)
+
+
 def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-4,
                          max_iter=1000, time_limit=None, passes=None, threads=None, seed=None,
                          max_memory=None, callback=None, verbose=False, checkpoint=None,
@@ -881,9 +889,10 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
     .. [1] Sonthalia, R., & Gilbert, A. C. (2020). Project and Forget: solving
            large-scale metric constrained problems. arXiv:2005.03853.
     """
-    check_options("solve_project_forget", tol=tol, gap_tol=gap_tol, max_iter=max_iter,
-                  time_limit=time_limit, passes=passes, threads=threads, gamma=gamma, lam=lam,
-                  checkpoint_every=checkpoint_every, polish=polish, gamma_growth=gamma_growth)
+    _check_option_values(tol=tol, gap_tol=gap_tol, max_iter=max_iter, time_limit=time_limit,
+                         passes=passes, threads=threads, gamma=gamma, lam=lam,
+                         checkpoint_every=checkpoint_every, polish=polish,
+                         gamma_growth=gamma_growth)
     import numba
 
     nthreads = numba.get_num_threads() if threads is None else min(
@@ -1186,6 +1195,7 @@ class ProjectForgetSolver(Solver):
     REQUIRED_MODULES = ("numba",)
     structures = ("dense", "sparse", "edges")
     objectives = ("linear", "l1", "l2")
+    check_values = staticmethod(_check_option_values)
 
     def estimate_memory(self, problem):
         """Estimated peak bytes (see :func:`estimate_memory`)."""
