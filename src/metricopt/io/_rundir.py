@@ -80,9 +80,16 @@ def _stale(lock, host):
 
 
 def _try_create(lock, host):
+    """Create the lock holding its owner; a lock that cannot be written whole (a full
+    disk) is removed again, so that it does not block the directory."""
     fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump({"host": host, "pid": os.getpid(), "since": time.time()}, fh)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump({"host": host, "pid": os.getpid(), "since": time.time()}, fh)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            lock.unlink()
+        raise
 
 
 @contextlib.contextmanager
@@ -98,6 +105,8 @@ def claim_run_dir(directory):
     ------
     RunDirBusyError
         Another live process holds the lock.
+    OSError
+        The lock cannot be written (no permission, a full disk); it names ``directory``.
     """
     lock = Path(directory) / LOCK_NAME
     host = socket.gethostname()
@@ -123,6 +132,9 @@ def claim_run_dir(directory):
                     os.link(aside, lock)
             with contextlib.suppress(FileNotFoundError):
                 aside.unlink()
+        except OSError as exc:
+            raise OSError(exc.errno, f"cannot write in the directory: {exc.strerror or exc}",
+                          os.fspath(directory)) from None
     else:
         raise RunDirBusyError(f"{directory}: cannot claim the run lock {LOCK_NAME}")
     try:

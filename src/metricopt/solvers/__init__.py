@@ -288,6 +288,10 @@ def solve(problem, method=None, *, callback=None, warm_up=True, **options):
     res["method"] = solver.name
     res.setdefault("elapsed", elapsed)
     res["compile_seconds"] = compile_seconds
+    if options.get("resume") is not None:
+        # a resumed backend's clock (elapsed, the records' seconds) continues the
+        # interrupted run's: the seconds spent before this call
+        res["resumed_seconds"] = max(0.0, float(res["elapsed"]) - elapsed)
     res.setdefault("history", [])
     res.setdefault("nit", len(res["history"]))
     if "x" in res and res["x"] is not None and "max_violation" not in res:

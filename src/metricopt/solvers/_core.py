@@ -5,8 +5,8 @@ QP of the LP (:mod:`metricopt.bounds`, V §4-7) as a means to the LP. This modul
 what they share:
 
 * :func:`check_options`: one validation of the common options, one message format;
-* :func:`interrupt_deferred` and :class:`IterationLoop`: a Ctrl-C waits for the end of
-  the iteration, so the iterate, its duals and the counters of a checkpoint belong
+* :func:`interrupt_deferred` and :class:`IterationLoop`: a Ctrl-C (SIGTERM, SIGHUP)
+  waits for the end of the iteration, so the iterate, its duals and the counters of a checkpoint belong
   together; the iteration's long steps end early when it is held
   (:meth:`IterationLoop.stopping`);
 * :func:`lp_gap` and :class:`LPStage`: the stopping rule on the *certified LP gap*.
@@ -36,10 +36,11 @@ import time
 
 import numpy as np
 
+from .._signals import SIGNALS, signal_name, signal_number
 from ..exceptions import InvalidParameterError
 from ..result import Status
 
-__all__ = ["check_options", "interrupt_deferred", "lp_gap", "objective_scale", "LPStage",
+__all__ = ["check_options", "interrupt_deferred", "interrupt_immediate", "lp_gap", "objective_scale", "LPStage",
            "IterationLoop", "GAMMA_GROWTH", "GAP_FLOOR"]
 
 #: Factor by which ``gamma`` grows when a converged QP stage misses the LP gap.
@@ -116,27 +117,58 @@ def check_options(caller, **values):
             raise TypeError(f"check_options: unknown option {name!r}")
 
 
+_IMMEDIATE = []  # non-empty within interrupt_immediate()
+
+
 @contextlib.contextmanager
 def interrupt_deferred():
-    """Hold a Ctrl-C (SIGINT) until the block is done, then raise ``KeyboardInterrupt``.
+    """Hold a Ctrl-C, SIGTERM or SIGHUP until the block is done, then raise it.
 
     An iteration updates ``x`` and the duals together; cut short, it would leave a
     checkpoint whose ``x`` is not ``x0 - W^{-1} A' z`` of its duals, or whose counters
     are an iteration behind. Main thread only (elsewhere a no-op). The block gets a
-    list that is non-empty once a Ctrl-C is held, so that long steps inside it can end
-    early (:meth:`IterationLoop.stopping`).
+    list that is non-empty once a signal is held, so that long steps inside it can end
+    early (:meth:`IterationLoop.stopping`). At the end the held signal's own handler
+    runs: ``KeyboardInterrupt`` for SIGINT, :class:`metricopt._signals.Interrupted` for
+    the signals the command line answers (:func:`metricopt._signals.signals_interrupt`);
+    SIGTERM and SIGHUP are held only when a Python handler is installed for them, so a
+    library user's process still dies of them as before. Within
+    :func:`interrupt_immediate` nothing is held.
     """
-    if threading.current_thread() is not threading.main_thread():
+    if threading.current_thread() is not threading.main_thread() or _IMMEDIATE:
         yield []
         return
     caught = []
-    old = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    old = {}
+    for signum in SIGNALS:
+        handler = signal.getsignal(signum)
+        if signum == signal.SIGINT or callable(handler):
+            old[signum] = signal.signal(signum, lambda num, frame: caught.append(num))
     try:
         yield caught
     finally:
-        signal.signal(signal.SIGINT, old)
-    if caught and old is not signal.SIG_IGN:
-        raise KeyboardInterrupt
+        for signum, handler in old.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+    if caught:
+        handler = old[caught[0]]
+        if callable(handler):
+            handler(caught[0], None)
+        elif handler is not signal.SIG_IGN:
+            raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def interrupt_immediate():
+    """Within the block, :func:`interrupt_deferred` holds nothing and
+    :class:`IterationLoop` passes a ``KeyboardInterrupt`` on instead of ending with
+    status ``INTERRUPTED``: for the warm-up (:mod:`._warmup`), whose state nobody keeps,
+    so that a signal during the compilation of the kernels stops the run at once.
+    """
+    _IMMEDIATE.append(True)
+    try:
+        yield
+    finally:
+        _IMMEDIATE.pop()
 
 
 class LPStage:
@@ -386,9 +418,13 @@ class IterationLoop:
 
         numba.set_num_threads(self._old_threads)
         interrupted = kind is not None and issubclass(kind, KeyboardInterrupt)
+        if interrupted and _IMMEDIATE:  # the warm-up: nothing to keep, stop at once
+            return False
         if interrupted:
             self.status = Status.INTERRUPTED
-            self.message = f"interrupted after {self.it} {self.unit}"
+            num = signal_number(exc)
+            by = "" if num == signal.SIGINT else f" by {signal_name(num)}"
+            self.message = f"interrupted{by} after {self.it} {self.unit}"
             self.counters.update(iteration=self.it, seconds=self.elapsed())
         if self.save is not None and (kind is None or interrupted):
             self.save()
