@@ -23,6 +23,7 @@ from ..io.reports import (
     write_solution_npz,
 )
 from ..result import Status
+from ..solvers._core import CheckpointNotWritten
 from ._report import _build_report
 
 __all__ = ["RunOutcome", "run", "check_run_arguments"]
@@ -217,7 +218,8 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
                              rounding=rounded, out=out)
         outcome.report = _build_report(outcome, source, read_options, solver, caught, command,
                                        round_opts)
-        failed = []  # (path, OSError) of each output that could not be written
+        failed = [(Path(w.message.error.filename), w.message.error) for w in caught
+                  if isinstance(w.message, CheckpointNotWritten)]  # (path, OSError)
         if out is not None:
             stage("write", out)
             remove_run_files(out)  # with force: no file of the earlier run stays

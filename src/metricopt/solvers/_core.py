@@ -33,11 +33,12 @@ import numbers
 import signal
 import threading
 import time
+import warnings
 
 import numpy as np
 
 from .._signals import SIGNALS, signal_name, signal_number
-from ..exceptions import InvalidParameterError
+from ..exceptions import InvalidParameterError, MetricOptWarning
 from ..result import Status
 
 __all__ = ["check_options", "interrupt_deferred", "interrupt_immediate", "lp_gap", "objective_scale", "LPStage",
@@ -345,6 +346,16 @@ class LPStage:
         return False, grow
 
 
+class CheckpointNotWritten(MetricOptWarning):
+    """The final checkpoint of a run could not be written; ``error`` is the ``OSError``
+    (its ``filename`` the checkpoint's path)."""
+
+    def __init__(self, error):
+        self.error = error
+        super().__init__(f"the checkpoint {error.filename} could not be written: "
+                         f"{error.strerror or error}")
+
+
 class IterationLoop:
     """The bookkeeping every iterative backend's main loop shares.
 
@@ -427,8 +438,19 @@ class IterationLoop:
             self.message = f"interrupted{by} after {self.it} {self.unit}"
             self.counters.update(iteration=self.it, seconds=self.elapsed())
         if self.save is not None and (kind is None or interrupted):
-            self.save()
+            error = self._save()
+            if error is not None:  # the run's answer is kept; the caller is told
+                warnings.warn(CheckpointNotWritten(error), stacklevel=2)
         return interrupted
+
+    def _save(self):
+        """Write a checkpoint; the ``OSError`` of one that cannot be written (a full
+        disk), or None. A failed periodic checkpoint does not stop the run."""
+        try:
+            self.save()
+        except OSError as exc:
+            return exc
+        return None
 
     def elapsed(self):
         """Seconds of the run so far (a resumed run's earlier seconds included)."""
@@ -494,5 +516,5 @@ class IterationLoop:
         """Write a checkpoint when ``checkpoint_every`` seconds have passed."""
         if self.save is not None and time.perf_counter() - self._last_save >= \
                 self.checkpoint_every:
-            self.save()
+            self._save()
             self._last_save = time.perf_counter()
