@@ -161,3 +161,26 @@ def test_cli_refuses_a_damaged_checkpoint_in_one_line(runner, checkpoints, tmp_p
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"Error: cannot resume from {bad}: its "
                                                    f"header field 'iteration' is 1e+30")
+
+
+# ------------------------------------------------------------------ resumed records
+@pytest.mark.parametrize("method", ["dykstra", "project-forget"])
+def test_resumed_run_continues_iterations_and_its_times_add_up(runner, tmp_path, method):
+    import csv
+
+    out, ck = tmp_path / "run", tmp_path / "ck.npz"
+    base = ["solve", "cc", "karate", "--method", method, "--tol", "1e-13", "--gap-tol",
+            "1e-13", "--seed", "0", "--quiet", "--out", str(out), "--checkpoint", str(ck)]
+    first = runner.invoke(cli, [*base, "--max-iter", "4"])
+    assert first.exit_code == 0, first.stderr
+    second = runner.invoke(cli, [*base, "--max-iter", "9", "--resume", str(ck), "--force"])
+    assert second.exit_code == 0, second.stderr
+    with open(out / "iterations.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [int(r["iteration"]) for r in rows] == list(range(1, 10))
+    seconds = [float(r["seconds"]) for r in rows]
+    assert seconds == sorted(seconds)
+    report = json.loads((out / "report.json").read_text())
+    assert report["iterations"] == 9
+    assert report["total_seconds"] >= report["solve_seconds"] + report["compile_seconds"]
+    assert report["solve_seconds"] >= seconds[-1]

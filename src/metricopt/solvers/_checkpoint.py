@@ -36,7 +36,8 @@ import numpy as np
 from ..exceptions import InputError
 
 __all__ = ["FORMAT", "VERSION", "problem_digest", "write_checkpoint", "read_checkpoint",
-           "SPARSE_MIN_SIZE", "state_array", "header_field", "MAX_COUNT"]
+           "SPARSE_MIN_SIZE", "state_array", "header_field", "header_history",
+           "read_history", "MAX_COUNT"]
 
 FORMAT = "metricopt-checkpoint"
 VERSION = 1
@@ -323,6 +324,39 @@ def header_field(path, meta, name, what, default=_REQUIRED):
             what in ("real", "real_or_none") or (value >= 0 if what == "seconds" else value > 0)):
         return float(value)
     raise _refuse(path, f"its header field {name!r} is {value!r}, not {_WHAT[what]}")
+
+
+def header_history(path, meta):
+    """The iteration records of the runs before (``meta["history"]``), checked: a list
+    of records, each a dict whose ``iteration`` is at most the header's. A checkpoint
+    written before records were kept has none (empty list).
+
+    Raises
+    ------
+    InputError
+        The records are damaged.
+    """
+    history = meta.get("history", [])
+    last = meta.get("iteration")
+    if not isinstance(history, list) or not all(
+            isinstance(r, dict) and isinstance(r.get("iteration", 0), int)
+            and not isinstance(r.get("iteration", 0), bool)
+            and (last is None or 0 <= r.get("iteration", 0) <= last) for r in history):
+        raise _refuse(path, "its iteration records ('history' in its header) are damaged")
+    return history
+
+
+def read_history(path):
+    """The iteration records a checkpoint holds (read from its header alone), or an
+    empty list when the file has none or cannot be read (a resume from it then fails
+    with the reason)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            header = json.loads(data[_HEADER].tobytes().decode("utf-8"))
+        meta = _from_json(header["meta"])
+        return header_history(path, meta)
+    except Exception:  # noqa: BLE001 - the backend's own read reports what is wrong
+        return []
 
 
 def state_array(path, arrays, name, *, dtype, shape=None, low=None, high=None):

@@ -393,7 +393,9 @@ class IterationLoop:
         What one iteration is, for messages ("passes", "oracle calls").
     counters : dict
         ``iteration`` and ``seconds`` so far (a resumed run continues them); kept up to
-        date, and saved in checkpoints.
+        date, and saved in checkpoints, with ``history``: every iteration record, the
+        runs' before a resume (restored from the checkpoint) and this one's, so that a
+        resumed run's records continue the interrupted one's.
     max_iter : int
     time_limit : float or None
     callback : callable or None
@@ -410,7 +412,9 @@ class IterationLoop:
         self.max_iter, self.time_limit = max_iter, time_limit
         self.callback, self.threads = callback, threads
         self.checkpoint_every, self.save = checkpoint_every, save
-        self.history = []
+        self.history = []  # this run's records
+        self._records = list(counters.get("history") or [])
+        counters["history"] = self._records  # all records, for the checkpoints
         self.status, self.message = Status.LIMIT, ""
         self.it = int(counters["iteration"])
         self._held = []
@@ -501,6 +505,7 @@ class IterationLoop:
     def record(self, rec):
         """Keep an iteration's record, pass it to the callback, update the counters."""
         self.history.append(rec)
+        self._records.append(rec)
         if self.callback is not None:
             self.callback(dict(rec))
         self.counters.update(iteration=self.it, seconds=rec.get("seconds", self.elapsed()))

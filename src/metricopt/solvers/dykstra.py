@@ -60,8 +60,8 @@ from .. import _config
 from ..exceptions import ConvergenceWarning, InputError, InvalidParameterError
 from ..result import Status
 from ._base import Solver
-from ._checkpoint import (header_field, problem_digest, read_checkpoint, state_array,
-                          write_checkpoint)
+from ._checkpoint import (header_field, header_history, problem_digest, read_checkpoint,
+                          state_array, write_checkpoint)
 from . import _regularised
 from ._core import POLISH_QP_GAP, IterationLoop, LPStage, check_options
 
@@ -673,6 +673,7 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
                 f"gamma={meta['opt_gammas']}; resume with the same options")
         counters["iteration"] = int(meta["iteration"])
         counters["seconds"] = float(meta["seconds"])
+        counters["history"] = header_history(resume, meta)
         # a checkpoint without stages holds an iterate of the final gamma
         counters["stage"] = header_field(resume, meta, "stage", "count", len(gammas) - 1)
         if counters["stage"] >= len(gammas):

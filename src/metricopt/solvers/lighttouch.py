@@ -65,8 +65,8 @@ from ..exceptions import ConvergenceWarning, InputError, InvalidParameterError, 
     UnsupportedProblemError
 from ..result import Status
 from ._base import Solver
-from ._checkpoint import (header_field, problem_digest, read_checkpoint, state_array,
-                          write_checkpoint)
+from ._checkpoint import (header_field, header_history, problem_digest, read_checkpoint,
+                          state_array, write_checkpoint)
 from ._core import LPStage, IterationLoop, check_options
 
 __all__ = ["LightTouchSolver", "solve_lighttouch", "TOUCHES", "FINISHES"]
@@ -381,6 +381,7 @@ def _read(path, s, problem, digest, options):
         arr = state_array(path, data, k, dtype=dtype, shape=s[k].shape, low=low, high=high)
         s[k] = arr.view(np.uint64).copy() if k == "rng" else arr.copy()
     return dict(iteration=int(meta["iteration"]), seconds=float(meta["seconds"]),
+                history=header_history(path, meta),
                 penalty_now=header_field(path, meta, "penalty_now", "positive"),
                 previous_violation=header_field(path, meta, "previous_violation",
                                                 "real_or_none"))

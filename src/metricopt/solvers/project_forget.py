@@ -90,8 +90,8 @@ from .._memory import check_memory, format_bytes
 from ..exceptions import ConvergenceWarning, InputError, InvalidParameterError
 from ..result import Status
 from ._base import Solver
-from ._checkpoint import (header_field, problem_digest, read_checkpoint, state_array,
-                          write_checkpoint)
+from ._checkpoint import (header_field, header_history, problem_digest, read_checkpoint,
+                          state_array, write_checkpoint)
 from . import _regularised
 from ._core import IterationLoop, LPStage, check_options
 
@@ -945,6 +945,7 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
         counters["seconds"] = float(meta["seconds"])
         counters["triangle_streak"] = int(meta.get("triangle_streak", 0))
         counters["path_worst"] = meta.get("path_worst")
+        counters["history"] = header_history(resume, meta)
     else:
         active = _ActiveList() if oracle is not None else _TriangleList()
 
