@@ -21,7 +21,7 @@ from pathlib import Path
 from ..exceptions import InputError
 
 __all__ = ["LOCK_NAME", "RUN_FILES", "RunDirBusyError", "RunDirExistsError", "claim_run_dir",
-           "existing_run_files", "remove_run_files"]
+           "existing_run_files", "remove_run_files", "run_dir_busy"]
 
 #: Files a run writes into its directory (``convergence.png`` by ``metricopt plot``).
 RUN_FILES = ("report.json", "iterations.csv", "clusters.csv", "cut.csv", "solution.npz",
@@ -77,6 +77,13 @@ def _stale(lock, host):
         except FileNotFoundError:
             return True
     return owner_host == host and not _alive(pid)
+
+
+def run_dir_busy(directory):
+    """True while another process holds the run lock of ``directory`` (a lock left by
+    a process that no longer exists does not count)."""
+    lock = Path(directory) / LOCK_NAME
+    return lock.exists() and not _stale(lock, socket.gethostname())
 
 
 def _try_create(lock, host):
