@@ -1089,7 +1089,8 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
         viol = _violation(problem, x, mode)
         x, viol = lp_stage.answer_at_limit(x, viol)
     fun = problem.objective_value(x)
-    if status != Status.OPTIMAL:
+    if status not in (Status.OPTIMAL, Status.INTERRUPTED):
+        # an interrupted run keeps the bounds certified so far and ends at once
         lp_stage.offer_bound(*_certify(problem, st, dual, neg_bty))
     lb = lp_stage.best_bound
     out = dict(x=x, fun=fun, status=status, message=message, nit=it,
