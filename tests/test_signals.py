@@ -204,3 +204,23 @@ def test_iteration_loop_names_the_signal(answered):
 def test_plain_keyboard_interrupt_is_sigint():
     assert _signals.exit_code(KeyboardInterrupt()) == 130
     assert _signals.interrupted_by(KeyboardInterrupt()) == "the user"
+
+
+def test_interrupt_during_the_rounding_keeps_the_solve(tmp_path, monkeypatch):
+    """A signal in the rounding: the solve's answer and a report marked interrupted."""
+    from metricopt import pipeline
+    from metricopt.pipeline import _run
+
+    def rounding(*args, **kwargs):
+        raise _signals.Interrupted(signal.SIGTERM)
+
+    monkeypatch.setattr(_run, "_round", rounding)
+    outcome = pipeline.run("karate", "cc", method="highs", out=tmp_path / "run")
+    assert outcome.interrupted and outcome.rounding is None
+    report = json.loads((tmp_path / "run" / "report.json").read_text())
+    assert report["status_name"] == "interrupted"
+    assert report["message"].startswith("interrupted by SIGTERM during the rounding; the "
+                                        "solve had ended: ")
+    assert report["lp_value"] is not None
+    assert (tmp_path / "run" / "solution.npz").is_file()
+    assert not (tmp_path / "run" / LOCK_NAME).exists()
