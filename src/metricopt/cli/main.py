@@ -3,9 +3,9 @@
 Each command parses its options, calls one library function and hands the result to
 :mod:`metricopt.cli._render` (progress and summaries on stderr; the tables that are a
 listing's or a check's answer on stdout) or prints JSON (stdout). Library errors become a
-one-line ``Error: ...`` and exit code 1; usage errors exit 2; Ctrl-C, SIGTERM and SIGHUP
-stop a run alike (partial report, checkpoint) and exit 130, 143 and 129
-(:mod:`metricopt._signals`).
+one-line ``Error: ...`` and exit code 1; usage errors exit 2; Ctrl-C exits 130, and
+``solve`` and ``bound`` answer Ctrl-C, SIGTERM and SIGHUP alike (partial report,
+checkpoint) with 130, 143 and 129 (:mod:`metricopt._signals`).
 """
 
 import importlib.util
@@ -85,7 +85,7 @@ class MetricoptGroup(click.Group):
     def invoke(self, ctx):
         caught = []
         try:
-            with warnings.catch_warnings(record=True) as caught, _signals.signals_interrupt():
+            with warnings.catch_warnings(record=True) as caught:
                 return super().invoke(ctx)
         except MetricOptError as exc:
             raise click.ClickException(_one_line(exc)) from None
@@ -186,7 +186,9 @@ def _run(ctx, kind, graph, opts, *, bound_only):
     if not bound_only:
         rounding = {"method": opts["round_method"].lower(), "n_tries": opts["round_tries"],
                     "seed": opts.get("seed"), "refine": opts["refine"].lower()}
-    with render.RunProgress(quiet=opts["quiet"]) as progress:
+    # SIGTERM and SIGHUP stop a run as Ctrl-C does (partial report, checkpoint, lock
+    # released); a batch's processes keep their default (the jobs are run by workers)
+    with _signals.signals_interrupt(), render.RunProgress(quiet=opts["quiet"]) as progress:
         outcome = _pipeline().run(
             graph, kind, method=opts["method"].lower(), problem_params=params,
             solver_options=collect_solver_options(opts), rounding=rounding, out=opts["out"],
