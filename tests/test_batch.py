@@ -235,3 +235,45 @@ def test_metricopt_batch_end_to_end(tmp_path):
     assert proc.returncode == 0, proc.stderr
     with open(tmp_path / "jobs-summary.csv", newline="") as fh:
         assert [r["state"] for r in csv.DictReader(fh)] == ["done", "done"]
+
+
+# ------------------------------------------------------------------ two batches
+def test_job_run_by_another_batch_is_awaited_and_its_values_summarised(tmp_path):
+    """Two batches of one manifest: the job the other batch runs is not run again, and
+    this batch's summary holds its values, read from its report once it is written."""
+    import socket
+    import subprocess
+    import sys
+    import threading
+
+    from metricopt.io._rundir import LOCK_NAME
+
+    manifest = write(tmp_path / "m.csv", f"graph,problem,method,id\nkarate,cc,{METHOD},mine\n"
+                                          f"karate,cd,{METHOD},theirs\n")
+    jobs = read_manifest(manifest)
+    theirs = Path(next(job.out for job in jobs if job.id == "theirs"))
+    theirs.mkdir(parents=True)
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(600)"])
+    try:
+        lock = theirs / LOCK_NAME
+        lock.write_text(json.dumps({"host": socket.gethostname(), "pid": other.pid}))
+
+        def other_batch_finishes():
+            (theirs / "report.json").write_text(json.dumps(
+                {"method": METHOD, "status_name": "optimal", "lp_value": 12.5,
+                 "lower_bound": 12.0, "iterations": 7, "total_seconds": 3.0}))
+            lock.unlink()
+
+        def progress(counts, row):
+            if row is not None and row["job"] == "theirs":
+                assert row["error"] == "running in another process"
+                threading.Timer(1.0, other_batch_finishes).start()
+
+        rows = {row["job"]: row for row in run_batch(jobs, n_jobs=1, progress=progress)}
+    finally:
+        other.kill()
+        other.wait()
+    assert rows["mine"]["state"] == "done"
+    assert rows["theirs"]["state"] == "skipped" and rows["theirs"]["error"] is None
+    assert (rows["theirs"]["lp_value"], rows["theirs"]["lower_bound"]) == (12.5, 12.0)
+    assert rows["theirs"]["iterations"] == 7 and rows["theirs"]["seconds"] == 3.0

@@ -1,6 +1,8 @@
 """Atomic file writes: a temporary file next to the destination, renamed over it.
 
-A reader never sees a half-written file, and an interrupted write leaves none behind.
+A reader never sees a half-written file, and an interrupted or failed write leaves none
+behind. A failure (a full disk, a directory without write permission) raises ``OSError``
+naming the destination, never the hidden temporary file.
 Every writer of the package (run outputs, checkpoints, the dataset cache) goes through
 :func:`atomic_write`; the module imports nothing of the package, so any layer may use it.
 """
@@ -41,9 +43,17 @@ def atomic_write(path, mode="w"):
     Yields
     ------
     file object
+
+    Raises
+    ------
+    OSError
+        The file cannot be written; its ``filename`` is ``path``.
     """
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise _naming(exc, path) from None
     try:
         kwargs = {"encoding": "utf-8", "newline": ""} if "b" not in mode else {}
         with os.fdopen(fd, mode, **kwargs) as fh:
@@ -53,7 +63,16 @@ def atomic_write(path, mode="w"):
             if hasattr(os, "fchmod"):
                 os.fchmod(fh.fileno(), 0o666 & ~current_umask())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        if isinstance(exc, OSError) and exc.filename in (None, tmp):
+            raise _naming(exc, path) from None
         raise
+
+
+def _naming(exc, path):
+    """``exc`` as an ``OSError`` of the same errno (and subclass) naming ``path``."""
+    if exc.errno is None:
+        return OSError(f"{path}: {exc}")
+    return OSError(exc.errno, exc.strerror or os.strerror(exc.errno), os.fspath(path))

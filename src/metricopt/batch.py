@@ -5,7 +5,9 @@ output directory. :func:`read_manifest` turns it into :class:`Job` objects and
 :func:`run_batch` runs them, each through :func:`metricopt.pipeline.run`, writing the
 usual ``report.json`` and friends into the job's directory. A failing job never stops
 the others: its summary row records the error. A job whose ``report.json`` already
-exists is skipped (resume) unless ``force`` is set.
+exists is skipped (resume) unless ``force`` is set. Two batches of one manifest run each
+job once: a job the other batch is running is skipped, and waited for at the end, so
+that each batch's summary holds the values of every job (read from its report).
 
 Manifest format
 ---------------
@@ -98,6 +100,9 @@ _ROUNDING_KEYS = {"round": "method", "round_tries": "n_tries", "round_seed": "se
 _READ_KEYS = {"format": "fmt", "fmt": "fmt", "keep_all_components": "keep_all_components"}
 _PREFIXES = ("problem", "solver", "round", "read")
 _CRASH = "the worker process died (out of memory, or a crash in native code)"
+_BUSY = "running in another process"
+#: Seconds between two looks at the lock of a job another process runs.
+_POLL_S = 0.5
 _RESULT_KEYS = ("status_name", "lp_value", "lower_bound", "rounded_objective",
                 "approximation_ratio", "gap", "max_violation", "iterations")
 
@@ -422,7 +427,7 @@ def run_job(job, *, force=False, command=None, n_workers=None):
         row.update(_report_values(outcome.report), state="done", error=None)
         row["method"] = outcome.report.get("method") or job.method
     except RunDirBusyError:  # another batch claimed the job first
-        return dict(_skipped_row(job), error="running in another process")
+        return dict(_skipped_row(job), error=_BUSY)
     except RunDirExistsError:  # ... and finished it since this batch looked
         return _skipped_row(job)
     except Exception as exc:  # one job's failure is data for the summary, not a crash
@@ -497,7 +502,9 @@ def run_batch(jobs, *, n_jobs=None, scheduler=None, force=False, progress=None, 
     -------
     list of dict
         One summary row per job, in input order (see :data:`SUMMARY_COLUMNS`);
-        ``state`` is ``done``, ``failed`` or ``skipped``.
+        ``state`` is ``done``, ``failed`` or ``skipped``. A job another process was
+        running is waited for once this batch's own jobs ended, and its row holds the
+        values of its report.
     """
     counts = BatchCounts(total=len(jobs))
     rows = {}
@@ -532,7 +539,23 @@ def run_batch(jobs, *, n_jobs=None, scheduler=None, force=False, progress=None, 
         else:
             workers = max(1, min(n_jobs or _cpus(), len(todo)))
             _run_local(todo, workers, runner, force, command, counts, finished, progress)
+    for job in jobs:
+        if rows[job.id].get("error") == _BUSY:
+            rows[job.id] = _awaited_row(job)
     return [rows[job.id] for job in jobs]
+
+
+def _awaited_row(job):
+    """The row of a job another process is running, once that process released the
+    job's directory: the values of its report (or why there are none)."""
+    from .io._rundir import run_dir_busy
+
+    while run_dir_busy(job.out):
+        time.sleep(_POLL_S)
+    row = _skipped_row(job)
+    if not job.report_path.is_file():
+        row["error"] = "ran in another process, which wrote no report"
+    return row
 
 
 def _pool(workers):

@@ -3,7 +3,9 @@
 Each command parses its options, calls one library function and hands the result to
 :mod:`metricopt.cli._render` (progress and summaries on stderr; the tables that are a
 listing's or a check's answer on stdout) or prints JSON (stdout). Library errors become a
-one-line ``Error: ...`` and exit code 1; usage errors exit 2; Ctrl-C exits 130.
+one-line ``Error: ...`` and exit code 1; usage errors exit 2; Ctrl-C exits 130, and
+``solve`` and ``bound`` answer Ctrl-C, SIGTERM and SIGHUP alike (partial report,
+checkpoint) with 130, 143 and 129 (:mod:`metricopt._signals`).
 """
 
 import importlib.util
@@ -13,6 +15,7 @@ from pathlib import Path
 
 import click
 
+from .. import _signals
 from .._choices import REFINE_METHODS
 from ..exceptions import ConvergenceWarning, MetricOptError
 from . import _render as render
@@ -35,7 +38,8 @@ from ._options import (
 
 __all__ = ["cli", "main"]
 
-#: Exit code after Ctrl-C (128 + SIGINT), as shells report it.
+#: Exit code after Ctrl-C (128 + SIGINT), as shells report it; SIGTERM and SIGHUP exit
+#: 128 + their number (143, 129).
 EXIT_INTERRUPTED = 130
 
 
@@ -56,13 +60,13 @@ def _caused_by_interrupt(exc):
     Ctrl-C that lands while compiled (numba) code returns surfaces as a SystemError whose
     cause is the KeyboardInterrupt.
     """
-    seen = set()
-    while exc is not None and id(exc) not in seen:
-        if isinstance(exc, KeyboardInterrupt):
-            return True
-        seen.add(id(exc))
-        exc = exc.__cause__ or exc.__context__
-    return False
+    return _signals.interrupt_cause(exc) is not None
+
+
+def _interrupted(ctx, exc=None):
+    """Exit as a run stopped by SIGINT, SIGTERM or SIGHUP: 128 + the signal's number."""
+    click.echo(f"Error: interrupted by {_signals.interrupted_by(exc)}", err=True)
+    ctx.exit(_signals.exit_code(exc))
 
 
 class MetricoptGroup(click.Group):
@@ -95,14 +99,12 @@ class MetricoptGroup(click.Group):
         except OSError as exc:
             where = f"{exc.filename}: " if exc.filename else ""
             raise click.ClickException(_one_line(f"{where}{exc.strerror or exc}")) from None
-        except KeyboardInterrupt:
-            click.echo("Error: interrupted by the user", err=True)
-            ctx.exit(EXIT_INTERRUPTED)
+        except KeyboardInterrupt as exc:
+            _interrupted(ctx, exc)
         except Exception as exc:
             if not _caused_by_interrupt(exc):
                 raise
-            click.echo("Error: interrupted by the user", err=True)
-            ctx.exit(EXIT_INTERRUPTED)
+            _interrupted(ctx, _signals.interrupt_cause(exc))
         finally:
             # the solver's own "stopped early" warning repeats the line solve printed
             said = ctx.meta.get("metricopt.stopped_early")
@@ -185,7 +187,9 @@ def _run(ctx, kind, graph, opts, *, bound_only):
     if not bound_only:
         rounding = {"method": opts["round_method"].lower(), "n_tries": opts["round_tries"],
                     "seed": opts.get("seed"), "refine": opts["refine"].lower()}
-    with render.RunProgress(quiet=opts["quiet"]) as progress:
+    # SIGTERM and SIGHUP stop a run as Ctrl-C does (partial report, checkpoint, lock
+    # released); a batch's processes keep their default (the jobs are run by workers)
+    with _signals.signals_interrupt(), render.RunProgress(quiet=opts["quiet"]) as progress:
         outcome = _pipeline().run(
             graph, kind, method=opts["method"].lower(), problem_params=params,
             solver_options=collect_solver_options(opts), rounding=rounding, out=opts["out"],
@@ -198,9 +202,9 @@ def _run(ctx, kind, graph, opts, *, bound_only):
     if opts["as_json"]:
         _json_out(outcome.summary)
     if outcome.interrupted:
-        where = f"; partial results in {outcome.out}" if outcome.out is not None else ""
-        click.echo(f"Error: interrupted by the user{where}", err=True)
-        ctx.exit(EXIT_INTERRUPTED)
+        click.echo(f"Error: interrupted by {_signals.interrupted_by()}"
+                   f"{_partial_note(outcome, opts)}", err=True)
+        ctx.exit(_signals.exit_code())
     if outcome.result.get("x") is None:
         raise click.ClickException(
             _one_line(f"{outcome.report['method']} returned no solution "
@@ -210,6 +214,21 @@ def _run(ctx, kind, graph, opts, *, bound_only):
         ctx.meta["metricopt.stopped_early"] = outcome.report["message"]
         render.warning(f"{outcome.report['method']} stopped early "
                        f"({outcome.report['status_name']}): {outcome.report['message']}")
+
+
+def _partial_note(outcome, opts):
+    """Where an interrupted run's files are, and how to go on from them."""
+    checkpoint = opts.get("checkpoint")
+    if checkpoint is not None and outcome.result.get("x") is None:
+        checkpoint = None  # stopped before the first iteration: nothing was saved
+    if outcome.out is None:
+        return f"; checkpoint in {checkpoint} (continue with --resume {checkpoint})" \
+            if checkpoint is not None else ""
+    if checkpoint is not None:
+        return (f"; partial results in {outcome.out}, checkpoint in {checkpoint}: continue "
+                f"with --resume {checkpoint} --out {outcome.out} --force")
+    return (f"; partial results in {outcome.out} (a new run into {outcome.out} needs "
+            f"--force)")
 
 
 @cli.command()

@@ -21,7 +21,7 @@ from pathlib import Path
 from ..exceptions import InputError
 
 __all__ = ["LOCK_NAME", "RUN_FILES", "RunDirBusyError", "RunDirExistsError", "claim_run_dir",
-           "existing_run_files", "remove_run_files"]
+           "existing_run_files", "remove_run_files", "run_dir_busy"]
 
 #: Files a run writes into its directory (``convergence.png`` by ``metricopt plot``, the
 #: pictures of the answer by ``metricopt plot clusters``).
@@ -83,10 +83,24 @@ def _stale(lock, host):
     return owner_host == host and not _alive(pid)
 
 
+def run_dir_busy(directory):
+    """True while another process holds the run lock of ``directory`` (a lock left by
+    a process that no longer exists does not count)."""
+    lock = Path(directory) / LOCK_NAME
+    return lock.exists() and not _stale(lock, socket.gethostname())
+
+
 def _try_create(lock, host):
+    """Create the lock holding its owner; a lock that cannot be written whole (a full
+    disk) is removed again, so that it does not block the directory."""
     fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump({"host": host, "pid": os.getpid(), "since": time.time()}, fh)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump({"host": host, "pid": os.getpid(), "since": time.time()}, fh)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            lock.unlink()
+        raise
 
 
 @contextlib.contextmanager
@@ -102,6 +116,8 @@ def claim_run_dir(directory):
     ------
     RunDirBusyError
         Another live process holds the lock.
+    OSError
+        The lock cannot be written (no permission, a full disk); it names ``directory``.
     """
     lock = Path(directory) / LOCK_NAME
     host = socket.gethostname()
@@ -127,6 +143,9 @@ def claim_run_dir(directory):
                     os.link(aside, lock)
             with contextlib.suppress(FileNotFoundError):
                 aside.unlink()
+        except OSError as exc:
+            raise OSError(exc.errno, f"cannot write in the directory: {exc.strerror or exc}",
+                          os.fspath(directory)) from None
     else:
         raise RunDirBusyError(f"{directory}: cannot claim the run lock {LOCK_NAME}")
     try:

@@ -11,6 +11,7 @@ import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .._signals import interrupt_cause, interrupted_by
 from ..exceptions import InvalidParameterError
 from ..io._rundir import RunDirExistsError, claim_run_dir, existing_run_files, remove_run_files
 from ..io.reports import (
@@ -22,6 +23,7 @@ from ..io.reports import (
     write_solution_npz,
 )
 from ..result import Status
+from ..solvers._core import CheckpointNotWritten
 from ._report import _build_report
 
 __all__ = ["RunOutcome", "run", "check_run_arguments"]
@@ -167,6 +169,7 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
     _check_export(export, kind, bound_only)
     read_options = dict(read_options or {})
     out = _prepare_out(out)
+    _check_destinations(export=export, checkpoint=solver_options.get("checkpoint"))
     with contextlib.ExitStack() as claimed:
         if out is not None:
             claimed.enter_context(claim_run_dir(out))
@@ -188,14 +191,26 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
                 stage("solve", {"method": name, "auto_reason": reason})
                 stage("compile", {"method": name})
                 accepts = "callback" in solver.default_options()
-                result = solve(problem, name, callback=callback if accepts else None,
-                               **solver_options)
+                try:
+                    result = solve(problem, name, callback=callback if accepts else None,
+                                   **solver_options)
+                except Exception as exc:
+                    _reraise_unless_interrupt(exc)
+                    result = _interrupted_result(name, solver_options, interrupt_cause(exc))
+                except KeyboardInterrupt as exc:  # the warm-up, or a backend without a loop
+                    result = _interrupted_result(name, solver_options, exc)
                 if reason is not None:
                     result["auto_reason"] = reason
                 rounded = None
                 if _should_round(kind, result, bound_only):
                     stage("round", dict(round_opts))
-                    rounded = _round(problem, result.x, round_opts)
+                    try:
+                        rounded = _round(problem, result.x, round_opts)
+                    except Exception as exc:
+                        _reraise_unless_interrupt(exc)
+                        _mark_interrupted(result, interrupt_cause(exc), "during the rounding")
+                    except KeyboardInterrupt as exc:  # the solve's answer is kept
+                        _mark_interrupted(result, exc, "during the rounding")
         finally:
             for w in caught:  # recorded for the report, then passed on to the caller
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
@@ -204,20 +219,34 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
                              rounding=rounded, out=out)
         outcome.report = _build_report(outcome, source, read_options, solver, caught, command,
                                        round_opts)
+        failed = [(Path(w.message.error.filename), w.message.error) for w in caught
+                  if isinstance(w.message, CheckpointNotWritten)]  # (path, OSError)
         if out is not None:
             stage("write", out)
             remove_run_files(out)  # with force: no file of the earlier run stays
-            outcome.files = _write_outputs(outcome)
+            outcome.files = _write_outputs(outcome, failed)
             outcome.report["files"] = {k: p.name for k, p in outcome.files.items()}
         if export is not None and rounded is not None:
             from ..io.exports import write_export
 
             stage("write", export)
-            outcome.files["export"] = write_export(export, problem, rounded)
-            outcome.report["files"]["export"] = str(export)
-        outcome.report["total_seconds"] = time.perf_counter() - start
+            try:
+                outcome.files["export"] = write_export(export, problem, rounded)
+                outcome.report["files"]["export"] = str(export)
+            except OSError as exc:
+                failed.append((Path(export), exc))
+        # a resumed run's solve seconds include the runs before (as its iterations.csv
+        # does): so does its total
+        outcome.report["total_seconds"] = time.perf_counter() - start + float(
+            result.get("resumed_seconds") or 0.0)
         if out is not None:
-            write_report_json(outcome.report, out / "report.json")
+            try:
+                write_report_json(outcome.report, out / "report.json")
+            except OSError as exc:
+                failed.append((out / "report.json", exc))
+                outcome.files.pop("report", None)
+        if failed:
+            raise _write_error(failed, outcome.files)
         return outcome
 
 
@@ -318,6 +347,64 @@ def _check_export(export, kind, bound_only):
             f"{' or '.join(EXPORT_FORMATS.values())} (optionally .gz)")
 
 
+def _check_destinations(**paths):
+    """Files a run will write (``export``, ``checkpoint``): their directory must exist
+    and be writable, and the name must not be a directory; checked before the input is
+    read, so that a long solve does not end in an error it could have had at once."""
+    import os
+
+    for what, path in paths.items():
+        if path is None:
+            continue
+        path = Path(path)
+        parent = path.parent
+        if path.is_dir():
+            raise InvalidParameterError(f"cannot write the {what} file {path}: it is a "
+                                        f"directory")
+        if not parent.is_dir():
+            raise InvalidParameterError(f"cannot write the {what} file {path}: the directory "
+                                        f"{parent} does not exist")
+        if not os.access(parent, os.W_OK | os.X_OK):
+            raise InvalidParameterError(f"cannot write the {what} file {path}: no permission "
+                                        f"to write in {parent}")
+
+
+def _reraise_unless_interrupt(exc):
+    """Raise ``exc`` again unless it wraps a ``KeyboardInterrupt``."""
+    if interrupt_cause(exc) is None:
+        raise exc
+
+
+def _interrupted_result(name, options, exc):
+    """The result of a solve stopped before its loop began (while the kernels were being
+    compiled, or in a backend that keeps no iterate): nothing to keep but the fact."""
+    from ..result import SolveResult
+
+    res = SolveResult(x=None, status=Status.INTERRUPTED, success=False, nit=0, history=[],
+                      method=name, options={k: v for k, v in options.items() if k != "callback"})
+    _mark_interrupted(res, exc, "before the solve had an iterate (while loading the kernels, "
+                                "or in a backend that keeps none)")
+    return res
+
+
+def _mark_interrupted(result, exc, when):
+    result["status"] = Status.INTERRUPTED
+    result["status_name"] = Status.NAMES.get(Status.INTERRUPTED, "interrupted")
+    result["success"] = False
+    earlier = result.get("message")
+    result["message"] = (f"interrupted by {interrupted_by(exc)} {when}"
+                         + (f"; the solve had ended: {earlier}" if earlier else ""))
+
+
+def _write_error(failed, written):
+    """One ``OSError`` naming the first file that could not be written, and saying which
+    were."""
+    path, exc = failed[0]
+    names = ", ".join(p.name for k, p in written.items() if k != "export")
+    note = f" ({names} written)" if names else ""
+    return OSError(exc.errno, f"{exc.strerror or exc}{note}", str(path))
+
+
 def _rounding_options(rounding, solver_options):
     opts = dict(rounding or {})
     unknown = sorted(set(opts) - set(_ROUNDING_KEYS))
@@ -375,19 +462,26 @@ def _round(problem, x, opts):
                           seed=opts["seed"], compare=compare, refine=opts["refine"])
 
 
-def _write_outputs(outcome):
+def _write_outputs(outcome, failed):
+    """Write the run's files but ``report.json``; one that fails is appended to
+    ``failed`` and the others are still written (the report, written last, lists them)."""
     out, problem, result, rounded = outcome.out, outcome.problem, outcome.result, outcome.rounding
     files = {}
-    files["iterations"] = out / "iterations.csv"
-    write_iterations_csv(result.get("history", []), files["iterations"])
+
+    def attempt(key, name, write, *args):
+        try:
+            write(*args, out / name)
+            files[key] = out / name
+        except OSError as exc:
+            failed.append((out / name, exc))
+
+    attempt("iterations", "iterations.csv", write_iterations_csv, result.get("history", []))
     if rounded is not None and rounded.get("in_cut") is not None and problem.kind == "sc":
-        files["cut"] = out / "cut.csv"
-        write_cut_csv(problem.labels, rounded["in_cut"], files["cut"])
+        attempt("cut", "cut.csv", write_cut_csv, problem.labels, rounded["in_cut"])
     elif rounded is not None:
-        files["clusters"] = out / "clusters.csv"
-        write_clusters_csv(problem.labels, rounded["labels"], files["clusters"])
+        attempt("clusters", "clusters.csv", write_clusters_csv, problem.labels,
+                rounded["labels"])
     if result.get("x") is not None:
-        files["solution"] = out / "solution.npz"
-        write_solution_npz(problem, result["x"], files["solution"])
+        attempt("solution", "solution.npz", write_solution_npz, problem, result["x"])
     files["report"] = out / "report.json"
     return files

@@ -315,6 +315,11 @@ def solve(problem, method=None, *, callback=None, warm_up=True, **options):
         from ._warmup import warm_up as _warm_up
 
         compile_seconds = _warm_up(solver, problem, options)
+    earlier = []
+    if options.get("resume") is not None:  # read now: the run may overwrite the file
+        from ._checkpoint import read_history
+
+        earlier = read_history(options["resume"])
     start = time.perf_counter()
     raw = solver.run(problem, **options)
     elapsed = time.perf_counter() - start
@@ -328,7 +333,13 @@ def solve(problem, method=None, *, callback=None, warm_up=True, **options):
     res["method"] = solver.name
     res.setdefault("elapsed", elapsed)
     res["compile_seconds"] = compile_seconds
+    if options.get("resume") is not None:
+        # a resumed backend's clock (elapsed, the records' seconds) continues the
+        # interrupted run's: the seconds spent before this call
+        res["resumed_seconds"] = max(0.0, float(res["elapsed"]) - elapsed)
     res.setdefault("history", [])
+    if earlier:  # a resumed run's records continue the interrupted one's
+        res["history"] = earlier + res["history"]
     res.setdefault("nit", len(res["history"]))
     if "x" in res and res["x"] is not None and "max_violation" not in res:
         res["max_violation"] = problem.max_violation(res["x"])

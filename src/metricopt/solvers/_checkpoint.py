@@ -14,7 +14,12 @@ A checkpoint is an uncompressed ``.npz`` archive holding
 Nothing is unpickled: archives are read with ``allow_pickle=False``, so a file that holds
 object arrays is refused, never executed. Every file that cannot be read, is not a
 checkpoint, was written by another backend or for another instance raises
-:class:`~metricopt.exceptions.InputError` with a one-line message. Writes go through
+:class:`~metricopt.exceptions.InputError` with a one-line message; so does one whose
+state is not whole: the backends check every array they resume from
+(:func:`state_array`: present, shape, dtype, finite values, indices in range) and every
+header field (:func:`header_field`; the counters ``iteration`` and ``seconds`` here),
+since a kernel trusts its arrays and a damaged one would run a wrong solve, or read out
+of bounds. Writes go through
 :func:`metricopt.io.reports.atomic_write` (temporary file, then rename).
 
 The content depends only on the iteration state; the clock decides only when a backend
@@ -31,7 +36,8 @@ import numpy as np
 from ..exceptions import InputError
 
 __all__ = ["FORMAT", "VERSION", "problem_digest", "write_checkpoint", "read_checkpoint",
-           "SPARSE_MIN_SIZE"]
+           "SPARSE_MIN_SIZE", "state_array", "header_field", "header_history",
+           "read_history", "MAX_COUNT"]
 
 FORMAT = "metricopt-checkpoint"
 VERSION = 1
@@ -39,6 +45,9 @@ VERSION = 1
 SPARSE_MIN_SIZE = 4096
 _HEADER = "__header__"
 _SEP = "@"
+#: Largest count (iterations, streaks) a checkpoint's header may hold.
+MAX_COUNT = 2**53
+_REQUIRED = object()
 
 
 def _hash_array(h, name, arr):
@@ -244,6 +253,8 @@ def read_checkpoint(path, *, backend, problem, digest):
     if inst.get("digest") != digest:
         raise _refuse(path, "it belongs to another instance of the same size (different "
                             "graph data or problem parameters)")
+    if not isinstance(meta, dict):
+        raise _refuse(path, "its checkpoint header is damaged")
     arrays = {}
     try:
         for name, arr in raw.items():
@@ -258,4 +269,142 @@ def read_checkpoint(path, *, backend, problem, digest):
                 arrays[base] = full
     except (KeyError, IndexError, ValueError, TypeError):
         raise _refuse(path, "its sparse arrays are damaged") from None
-    return _from_json(meta), arrays
+    meta = _from_json(meta)
+    header_field(path, meta, "iteration", "count")
+    header_field(path, meta, "seconds", "seconds")
+    return meta, arrays
+
+
+_WHAT = {
+    "count": f"an integer from 0 to {MAX_COUNT}",
+    "seconds": "a finite number of seconds >= 0",
+    "positive": "a finite number > 0",
+    "real": "a finite number",
+    "real_or_none": "a finite number or null",
+}
+
+
+def header_field(path, meta, name, what, default=_REQUIRED):
+    """A field of a checkpoint's metadata, checked.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The checkpoint (for the message).
+    meta : dict
+    name : str
+    what : {"count", "seconds", "positive", "real", "real_or_none"}
+        An int in ``[0, MAX_COUNT]``; a finite float >= 0; > 0; any finite float; or
+        that or None.
+    default : optional
+        The value of a missing field; without it a missing field is an error.
+
+    Returns
+    -------
+    int, float or None
+
+    Raises
+    ------
+    InputError
+        The field is missing or out of range.
+    """
+    if name not in meta:
+        if default is _REQUIRED:
+            raise _refuse(path, f"its header has no {name!r} (the checkpoint is incomplete)")
+        return default
+    value = meta[name]
+    if what == "real_or_none" and value is None:
+        return None
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if what == "count":
+        ok = isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT
+        if ok:
+            return int(value)
+    elif number and math.isfinite(value) and (
+            what in ("real", "real_or_none") or (value >= 0 if what == "seconds" else value > 0)):
+        return float(value)
+    raise _refuse(path, f"its header field {name!r} is {value!r}, not {_WHAT[what]}")
+
+
+def header_history(path, meta):
+    """The iteration records of the runs before (``meta["history"]``), checked: a list
+    of records, each a dict whose ``iteration`` is at most the header's. A checkpoint
+    written before records were kept has none (empty list).
+
+    Raises
+    ------
+    InputError
+        The records are damaged.
+    """
+    history = meta.get("history", [])
+    last = meta.get("iteration")
+    if not isinstance(history, list) or not all(
+            isinstance(r, dict) and isinstance(r.get("iteration", 0), int)
+            and not isinstance(r.get("iteration", 0), bool)
+            and (last is None or 0 <= r.get("iteration", 0) <= last) for r in history):
+        raise _refuse(path, "its iteration records ('history' in its header) are damaged")
+    return history
+
+
+def read_history(path):
+    """The iteration records a checkpoint holds (read from its header alone), or an
+    empty list when the file has none or cannot be read (a resume from it then fails
+    with the reason)."""
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            header = json.loads(data[_HEADER].tobytes().decode("utf-8"))
+        meta = _from_json(header["meta"])
+        return header_history(path, meta)
+    except Exception:  # noqa: BLE001 - the backend's own read reports what is wrong
+        return []
+
+
+def state_array(path, arrays, name, *, dtype, shape=None, low=None, high=None):
+    """A state array of a checkpoint, checked.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The checkpoint (for the message).
+    arrays : dict of str to ndarray
+        As :func:`read_checkpoint` returns them.
+    name : str
+    dtype : numpy dtype
+        The exact dtype the backend's kernels take.
+    shape : tuple or None
+        The shape, with ``None`` for an axis of any length; None: any 1-d array; ``()``:
+        a scalar (also stored as one element).
+    low, high : int or None
+        Integer arrays: every value in ``[low, high)``. Float arrays must be finite.
+
+    Returns
+    -------
+    ndarray
+        C-contiguous.
+
+    Raises
+    ------
+    InputError
+        The array is missing, of another shape or dtype, or holds values out of range.
+    """
+    if name not in arrays:
+        raise _refuse(path, f"it holds no array {name!r} (the checkpoint is incomplete)")
+    arr = np.ascontiguousarray(arrays[name])
+    dtype = np.dtype(dtype)
+    if arr.dtype != dtype:
+        raise _refuse(path, f"its array {name!r} has dtype {arr.dtype}, not {dtype}")
+    want = (None,) if shape is None else tuple(shape)
+    if want == () and arr.shape == (1,):
+        arr = arr.reshape(())
+    if arr.ndim != len(want) or any(w is not None and w != a for w, a in zip(want, arr.shape)):
+        need = "x".join("any" if w is None else str(w) for w in want) or "a scalar"
+        raise _refuse(path, f"its array {name!r} has shape {arr.shape}, where this problem "
+                            f"needs {need}")
+    if arr.dtype.kind == "f" and arr.size and not np.isfinite(arr).all():
+        raise _refuse(path, f"its array {name!r} holds values that are not finite")
+    if arr.dtype.kind in "iu" and arr.size and (
+            (low is not None and arr.min() < low) or (high is not None and arr.max() >= high)):
+        raise _refuse(path, f"its array {name!r} holds values outside "
+                            f"[{low if low is not None else '-inf'}, "
+                            f"{high if high is not None else 'inf'})")
+    return arr

@@ -5,8 +5,8 @@ QP of the LP (:mod:`metricopt.bounds`, V §4-7) as a means to the LP. This modul
 what they share:
 
 * :func:`check_options`: one validation of the common options, one message format;
-* :func:`interrupt_deferred` and :class:`IterationLoop`: a Ctrl-C waits for the end of
-  the iteration, so the iterate, its duals and the counters of a checkpoint belong
+* :func:`interrupt_deferred` and :class:`IterationLoop`: a Ctrl-C (SIGTERM, SIGHUP)
+  waits for the end of the iteration, so the iterate, its duals and the counters of a checkpoint belong
   together; the iteration's long steps end early when it is held
   (:meth:`IterationLoop.stopping`);
 * :func:`lp_gap` and :class:`LPStage`: the stopping rule on the *certified LP gap*.
@@ -33,14 +33,17 @@ import numbers
 import signal
 import threading
 import time
+import warnings
 
 import numpy as np
 
-from ..exceptions import InvalidParameterError
+from .._signals import SIGNALS, signal_name, signal_number
+from ..exceptions import InvalidParameterError, MetricOptWarning
 from ..result import Status
 
-__all__ = ["check_options", "check_choice", "bad_value", "interrupt_deferred", "lp_gap",
-           "objective_scale", "LPStage", "IterationLoop", "GAMMA_GROWTH", "GAP_FLOOR"]
+__all__ = ["check_options", "check_choice", "bad_value", "interrupt_deferred",
+           "interrupt_immediate", "lp_gap", "objective_scale", "LPStage", "IterationLoop",
+           "GAMMA_GROWTH", "GAP_FLOOR"]
 
 #: Factor by which ``gamma`` grows when a converged QP stage misses the LP gap.
 GAMMA_GROWTH = 10.0
@@ -130,27 +133,58 @@ def check_options(caller, **values):
             raise TypeError(f"check_options: unknown option {name!r}")
 
 
+_IMMEDIATE = []  # non-empty within interrupt_immediate()
+
+
 @contextlib.contextmanager
 def interrupt_deferred():
-    """Hold a Ctrl-C (SIGINT) until the block is done, then raise ``KeyboardInterrupt``.
+    """Hold a Ctrl-C, SIGTERM or SIGHUP until the block is done, then raise it.
 
     An iteration updates ``x`` and the duals together; cut short, it would leave a
     checkpoint whose ``x`` is not ``x0 - W^{-1} A' z`` of its duals, or whose counters
     are an iteration behind. Main thread only (elsewhere a no-op). The block gets a
-    list that is non-empty once a Ctrl-C is held, so that long steps inside it can end
-    early (:meth:`IterationLoop.stopping`).
+    list that is non-empty once a signal is held, so that long steps inside it can end
+    early (:meth:`IterationLoop.stopping`). At the end the held signal's own handler
+    runs: ``KeyboardInterrupt`` for SIGINT, :class:`metricopt._signals.Interrupted` for
+    the signals the command line answers (:func:`metricopt._signals.signals_interrupt`);
+    SIGTERM and SIGHUP are held only when a Python handler is installed for them, so a
+    library user's process still dies of them as before. Within
+    :func:`interrupt_immediate` nothing is held.
     """
-    if threading.current_thread() is not threading.main_thread():
+    if threading.current_thread() is not threading.main_thread() or _IMMEDIATE:
         yield []
         return
     caught = []
-    old = signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    old = {}
+    for signum in SIGNALS:
+        handler = signal.getsignal(signum)
+        if signum == signal.SIGINT or callable(handler):
+            old[signum] = signal.signal(signum, lambda num, frame: caught.append(num))
     try:
         yield caught
     finally:
-        signal.signal(signal.SIGINT, old)
-    if caught and old is not signal.SIG_IGN:
-        raise KeyboardInterrupt
+        for signum, handler in old.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+    if caught:
+        handler = old[caught[0]]
+        if callable(handler):
+            handler(caught[0], None)
+        elif handler is not signal.SIG_IGN:
+            raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def interrupt_immediate():
+    """Within the block, :func:`interrupt_deferred` holds nothing and
+    :class:`IterationLoop` passes a ``KeyboardInterrupt`` on instead of ending with
+    status ``INTERRUPTED``: for the warm-up (:mod:`._warmup`), whose state nobody keeps,
+    so that a signal during the compilation of the kernels stops the run at once.
+    """
+    _IMMEDIATE.append(True)
+    try:
+        yield
+    finally:
+        _IMMEDIATE.pop()
 
 
 class LPStage:
@@ -327,6 +361,16 @@ class LPStage:
         return False, grow
 
 
+class CheckpointNotWritten(MetricOptWarning):
+    """The final checkpoint of a run could not be written; ``error`` is the ``OSError``
+    (its ``filename`` the checkpoint's path)."""
+
+    def __init__(self, error):
+        self.error = error
+        super().__init__(f"the checkpoint {error.filename} could not be written: "
+                         f"{error.strerror or error}")
+
+
 class IterationLoop:
     """The bookkeeping every iterative backend's main loop shares.
 
@@ -364,7 +408,9 @@ class IterationLoop:
         What one iteration is, for messages ("passes", "oracle calls").
     counters : dict
         ``iteration`` and ``seconds`` so far (a resumed run continues them); kept up to
-        date, and saved in checkpoints.
+        date, and saved in checkpoints, with ``history``: every iteration record, the
+        runs' before a resume (restored from the checkpoint) and this one's, so that a
+        resumed run's records continue the interrupted one's.
     max_iter : int
     time_limit : float or None
     callback : callable or None
@@ -381,7 +427,9 @@ class IterationLoop:
         self.max_iter, self.time_limit = max_iter, time_limit
         self.callback, self.threads = callback, threads
         self.checkpoint_every, self.save = checkpoint_every, save
-        self.history = []
+        self.history = []  # this run's records
+        self._records = list(counters.get("history") or [])
+        counters["history"] = self._records  # all records, for the checkpoints
         self.status, self.message = Status.LIMIT, ""
         self.it = int(counters["iteration"])
         self._held = []
@@ -400,13 +448,28 @@ class IterationLoop:
 
         numba.set_num_threads(self._old_threads)
         interrupted = kind is not None and issubclass(kind, KeyboardInterrupt)
+        if interrupted and _IMMEDIATE:  # the warm-up: nothing to keep, stop at once
+            return False
         if interrupted:
             self.status = Status.INTERRUPTED
-            self.message = f"interrupted after {self.it} {self.unit}"
+            num = signal_number(exc)
+            by = "" if num == signal.SIGINT else f" by {signal_name(num)}"
+            self.message = f"interrupted{by} after {self.it} {self.unit}"
             self.counters.update(iteration=self.it, seconds=self.elapsed())
         if self.save is not None and (kind is None or interrupted):
-            self.save()
+            error = self._save()
+            if error is not None:  # the run's answer is kept; the caller is told
+                warnings.warn(CheckpointNotWritten(error), stacklevel=2)
         return interrupted
+
+    def _save(self):
+        """Write a checkpoint; the ``OSError`` of one that cannot be written (a full
+        disk), or None. A failed periodic checkpoint does not stop the run."""
+        try:
+            self.save()
+        except OSError as exc:
+            return exc
+        return None
 
     def elapsed(self):
         """Seconds of the run so far (a resumed run's earlier seconds included)."""
@@ -457,6 +520,7 @@ class IterationLoop:
     def record(self, rec):
         """Keep an iteration's record, pass it to the callback, update the counters."""
         self.history.append(rec)
+        self._records.append(rec)
         if self.callback is not None:
             self.callback(dict(rec))
         self.counters.update(iteration=self.it, seconds=rec.get("seconds", self.elapsed()))
@@ -472,5 +536,5 @@ class IterationLoop:
         """Write a checkpoint when ``checkpoint_every`` seconds have passed."""
         if self.save is not None and time.perf_counter() - self._last_save >= \
                 self.checkpoint_every:
-            self.save()
+            self._save()
             self._last_save = time.perf_counter()

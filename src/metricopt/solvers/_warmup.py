@@ -7,6 +7,10 @@ iteration records and the convergence plots would show it. :func:`warm_up` inste
 solves a six-node instance of the same kind, structure, objective and parameters with
 the same backend and kernel-selecting options, which compiles or loads every kernel the
 real solve will call (same argument types), and returns the seconds it took.
+
+Compiling takes seconds; a Ctrl-C, SIGTERM or SIGHUP meanwhile is not held for the end of
+an iteration (:func:`._core.interrupt_immediate`) but stops the warm-up, and the run, at
+once.
 """
 
 import time
@@ -94,7 +98,10 @@ def warm_up(solver, problem, options):
     opts = {k: v for k, v in opts.items() if k not in _DROPPED and k in accepted}
     if "max_iter" in accepted:
         opts["max_iter"] = 60
-    with warnings.catch_warnings():
+    from .._signals import interrupt_cause
+    from ._core import interrupt_immediate
+
+    with warnings.catch_warnings(), interrupt_immediate():
         warnings.simplefilter("ignore")
         try:
             solver.run(tiny, **opts)
@@ -107,8 +114,10 @@ def warm_up(solver, problem, options):
                 polish(tiny, ActiveRows(), tol=1e-9, max_rounds=3)
             if tiny.structure == "dense":
                 _support_kernels()
-        except Exception:  # the real solve reports any problem; a warm-up never fails it
-            pass
+        except Exception as exc:  # the real solve reports any problem; a warm-up never fails it
+            interrupt = interrupt_cause(exc)
+            if interrupt is not None:  # a signal that landed in compiled code
+                raise interrupt from None
     return time.perf_counter() - start
 
 

@@ -60,7 +60,8 @@ from .. import _config
 from ..exceptions import ConvergenceWarning, InputError, InvalidParameterError
 from ..result import Status
 from ._base import Solver
-from ._checkpoint import problem_digest, read_checkpoint, write_checkpoint
+from ._checkpoint import (header_field, header_history, problem_digest, read_checkpoint,
+                          state_array, write_checkpoint)
 from . import _regularised
 from ._core import (
     POLISH_QP_GAP,
@@ -455,23 +456,39 @@ def _write_checkpoint(path, st, counters, options, problem, digest):
 
 
 def _read_checkpoint(path, st, problem, digest):
+    """Restore ``st`` from a checkpoint; every array is checked against this problem
+    (:func:`._checkpoint.state_array`), so a damaged or partial file is refused."""
     meta, data = read_checkpoint(path, backend="dykstra", problem=problem, digest=digest)
-    try:
-        for k in _STATE_ARRAYS:
-            if k in data:
-                if st.get(k) is not None and st[k].shape != data[k].shape and k not in (
-                        "tri_pos", "tri_val", "tri_start", "z_dense", "z_dense_ref"):
-                    raise InputError(f"cannot resume from {path}: its array {k!r} does not "
-                                     f"match this problem")
-                st[k] = np.ascontiguousarray(data[k])
-        st["z_sum"] = float(data["z_sum"])
-        if "ext_beta" in data:
-            st["z_sum_ref"] = float(data["z_sum_ref"])
-            st["bz_ref"] = float(data["bz_ref"])
-            st["ext_beta"] = float(data["ext_beta"])
-        int(meta["iteration"]), float(meta["seconds"])
-    except (KeyError, TypeError, ValueError):
-        raise InputError(f"cannot resume from {path}: the checkpoint is incomplete") from None
+
+    def load(name, shape=None, dtype=np.float64, **bounds):
+        return state_array(path, data, name, dtype=dtype, shape=shape, **bounds).copy()
+
+    for k in ("x", "f", "z_pair"):
+        if st.get(k) is not None:
+            st[k] = load(k, st[k].shape)
+    st["z_sum"] = float(load("z_sum", ()))
+    if st["dense"]:
+        n = problem.n
+        positions = n * (n - 1) * (n - 2) // 2  # 3 constraints per triplet
+        st["tri_pos"] = load("tri_pos", dtype=np.int64, low=0, high=positions)
+        st["tri_val"] = load("tri_val", st["tri_pos"].shape)
+        start = load("tri_start", dtype=np.int64, low=0, high=st["tri_pos"].shape[0] + 1)
+        if start.shape[0] == 0 or start[0] != 0 or np.any(np.diff(start) < 0):
+            raise InputError(f"cannot resume from {path}: its array 'tri_start' does not "
+                             f"delimit the dual lists")
+        st["tri_start"] = start
+        if "z_dense" in data:
+            st["z_dense"] = load("z_dense", (positions,))
+        if "z_dense_ref" in data:  # the extrapolation's reference point
+            st["z_dense_ref"] = load("z_dense_ref", (positions,))
+            for k, like in (("z_pair_ref", "z_pair"), ("x_ref", "x"), ("f_ref", "f")):
+                if st.get(like) is not None:
+                    st[k] = load(k, st[like].shape)
+            for k in ("z_sum_ref", "bz_ref", "ext_beta"):
+                st[k] = float(load(k, ()))
+    else:
+        for k in ("z_tri", "z_wed"):
+            st[k] = load(k, st[k].shape)
     return meta
 
 
@@ -668,10 +685,14 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
                 f"gamma={meta['opt_gammas']}; resume with the same options")
         counters["iteration"] = int(meta["iteration"])
         counters["seconds"] = float(meta["seconds"])
+        counters["history"] = header_history(resume, meta)
         # a checkpoint without stages holds an iterate of the final gamma
-        counters["stage"] = int(meta.get("stage", len(gammas) - 1))
+        counters["stage"] = header_field(resume, meta, "stage", "count", len(gammas) - 1)
+        if counters["stage"] >= len(gammas):
+            raise InputError(f"cannot resume from {resume}: its header field 'stage' is "
+                             f"{counters['stage']}, beyond the {len(gammas)} stages")
         if "gamma_now" in meta:  # an LP stage with a grown gamma (arrays at its scale)
-            counters["gamma_now"] = float(meta["gamma_now"])
+            counters["gamma_now"] = header_field(resume, meta, "gamma_now", "positive")
     stage = counters["stage"]
     if resume is None and len(gammas) > 1:
         _rescale(st, gammas[0])  # all duals are still 0
@@ -849,7 +870,9 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
                lam=st.get("lam"),
                rounded_digits=rounded, repaired=repaired,
                dual_memory_bytes=_dual_bytes(st, bufs), elapsed=loop.elapsed())
-    if status != Status.OPTIMAL and np.isfinite(dual):
+    if status not in (Status.OPTIMAL, Status.INTERRUPTED) and np.isfinite(dual):
+        # an interrupted run keeps the bounds certified so far and ends at once (a
+        # certificate scans every triplet several times: seconds at a few hundred nodes)
         lp_stage.offer_bound(*_certify(problem, st, x_full, dual, neg_bty))
     lb = lp_stage.best_bound
     out.update(lp_stage.summary())

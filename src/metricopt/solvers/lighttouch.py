@@ -65,7 +65,8 @@ from ..exceptions import ConvergenceWarning, InputError, InvalidParameterError, 
     UnsupportedProblemError
 from ..result import Status
 from ._base import Solver
-from ._checkpoint import problem_digest, read_checkpoint, write_checkpoint
+from ._checkpoint import (header_field, header_history, problem_digest, read_checkpoint,
+                          state_array, write_checkpoint)
 from ._core import IterationLoop, LPStage, bad_value, check_choice, check_options
 
 __all__ = ["LightTouchSolver", "solve_lighttouch", "TOUCHES", "FINISHES"]
@@ -372,22 +373,18 @@ def _read(path, s, problem, digest, options):
             raise InvalidParameterError(
                 f"checkpoint {path!r} was written with {key}={meta.get(f'opt_{key}')!r}; "
                 f"resume with the same options")
-    try:
-        for k in _STATE:
-            arr = np.ascontiguousarray(data[k])
-            if k == "rng":
-                arr = arr.view(np.uint64).copy()
-            if arr.shape != s[k].shape:
-                raise InputError(f"cannot resume from {path}: its array {k!r} does not match "
-                                 f"this problem")
-            s[k] = arr.astype(s[k].dtype, copy=False)
-        prev = meta["previous_violation"]
-        counters = dict(iteration=int(meta["iteration"]), seconds=float(meta["seconds"]),
-                        penalty_now=float(meta["penalty_now"]),
-                        previous_violation=None if prev is None else float(prev))
-    except (KeyError, TypeError, ValueError):
-        raise InputError(f"cannot resume from {path}: the checkpoint is incomplete") from None
-    return counters
+    # every array checked against this problem (a kernel trusts them)
+    bounds = {"perm": (0, s["perm"].shape[0]), "last": (0, None), "ct": (0, None)}
+    for k in _STATE:
+        dtype = np.int64 if k == "rng" else s[k].dtype
+        low, high = bounds.get(k, (None, None))
+        arr = state_array(path, data, k, dtype=dtype, shape=s[k].shape, low=low, high=high)
+        s[k] = arr.view(np.uint64).copy() if k == "rng" else arr.copy()
+    return dict(iteration=int(meta["iteration"]), seconds=float(meta["seconds"]),
+                history=header_history(path, meta),
+                penalty_now=header_field(path, meta, "penalty_now", "positive"),
+                previous_violation=header_field(path, meta, "previous_violation",
+                                                "real_or_none"))
 
 
 # -------------------------------------------------------------------------- driver

@@ -90,7 +90,8 @@ from .._memory import check_memory, format_bytes
 from ..exceptions import ConvergenceWarning, InputError, InvalidParameterError
 from ..result import Status
 from ._base import Solver
-from ._checkpoint import problem_digest, read_checkpoint, write_checkpoint
+from ._checkpoint import (header_field, header_history, problem_digest, read_checkpoint,
+                          state_array, write_checkpoint)
 from . import _regularised
 from ._core import IterationLoop, LPStage, check_options
 
@@ -667,33 +668,52 @@ def _write_checkpoint(path, st, active, counters, problem, digest):
 
 
 def _read_checkpoint(path, st, problem, digest):
+    """Restore ``st`` and the active list from a checkpoint; every array is checked
+    against this problem (:func:`._checkpoint.state_array`), so a damaged or partial
+    file is refused."""
+    from ._pf_dense import MAX_POSITION
+
     meta, data = read_checkpoint(path, backend="project-forget", problem=problem,
                                  digest=digest)
-    first = meta.get("gamma_start", meta.get("gamma"))
+    first = header_field(path, meta, "gamma_start", "positive",
+                         meta.get("gamma") if "gamma" in meta else None)
     if first != st["gamma"]:
         raise InvalidParameterError(
             f"checkpoint {path!r} was written with gamma={first}; resume with the same gamma")
     # an LP stage may have grown gamma: the arrays are at its scale
-    st["gamma"] = float(meta.get("gamma", st["gamma"]))
-    try:
-        x = np.ascontiguousarray(data["x"], dtype=np.float64).copy()
-        z_pair = np.ascontiguousarray(data["z_pair"]).copy()
-        if x.shape != st["x"].shape or z_pair.shape != st["z_pair"].shape:
-            raise ValueError("shape")
-        st["x"], st["z_pair"] = x, z_pair
-        st["z_sum"] = float(data["z_sum"])
-        if st["f"] is not None:
-            st["f"] = np.ascontiguousarray(data["f"]).copy()
-        if "tri_z" in data:
-            active = _TriangleList.from_arrays(data["tri_a"], data["tri_b"], data["tri_c"],
-                                               data["tri_z"])
-        else:
-            active = _ActiveList.from_arrays(data["act_off"], data["act_mem"],
-                                             data["act_kind"], data["act_z"])
-        int(meta["iteration"]), float(meta["seconds"])
-    except (KeyError, TypeError, ValueError, IndexError):
-        raise InputError(f"cannot resume from {path}: the checkpoint is incomplete or does "
-                         f"not match this problem") from None
+    st["gamma"] = header_field(path, meta, "gamma", "positive")
+    header_field(path, meta, "triangle_streak", "count", 0)
+    worst = meta.get("path_worst")  # the cycle search's last answer (may be -inf)
+    if worst is not None and (not isinstance(worst, (int, float)) or isinstance(worst, bool)
+                              or worst != worst):
+        raise InputError(f"cannot resume from {path}: its header field 'path_worst' is "
+                         f"{worst!r}, not a number or null")
+
+    def load(name, shape=None, dtype=np.float64, **bounds):
+        return state_array(path, data, name, dtype=dtype, shape=shape, **bounds).copy()
+
+    nvar = st["x"].shape[0]
+    st["x"] = load("x", st["x"].shape)
+    st["z_pair"] = load("z_pair", st["z_pair"].shape)
+    st["z_sum"] = float(load("z_sum", ()))
+    if st["f"] is not None:
+        st["f"] = load("f", st["f"].shape)
+    if problem.structure == "dense":
+        ta = load("tri_a", dtype=np.int32, low=0, high=nvar)
+        tb = load("tri_b", ta.shape, np.int32, low=0, high=nvar)
+        tc = load("tri_c", ta.shape, np.int32, low=0, high=3 * MAX_POSITION)
+        if tc.size and (tc & (MAX_POSITION - 1)).max() >= nvar:
+            raise InputError(f"cannot resume from {path}: its array 'tri_c' holds "
+                             f"positions outside [0, {nvar})")
+        active = _TriangleList.from_arrays(ta, tb, tc, load("tri_z", ta.shape))
+    else:
+        kind = load("act_kind", dtype=np.uint8, low=0, high=2)
+        off = load("act_off", (kind.shape[0] + 1,), np.int64, low=0)
+        mem = load("act_mem", dtype=np.int64, low=0, high=nvar)
+        if off[0] != 0 or off[-1] != mem.shape[0] or np.any(np.diff(off) < 1):
+            raise InputError(f"cannot resume from {path}: its array 'act_off' does not "
+                             f"delimit the constraints' members")
+        active = _ActiveList.from_arrays(off, mem, kind, load("act_z", kind.shape))
     return meta, active
 
 
@@ -934,6 +954,7 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
         counters["seconds"] = float(meta["seconds"])
         counters["triangle_streak"] = int(meta.get("triangle_streak", 0))
         counters["path_worst"] = meta.get("path_worst")
+        counters["history"] = header_history(resume, meta)
     else:
         active = _ActiveList() if oracle is not None else _TriangleList()
 
@@ -1077,7 +1098,8 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
         viol = _violation(problem, x, mode)
         x, viol = lp_stage.answer_at_limit(x, viol)
     fun = problem.objective_value(x)
-    if status != Status.OPTIMAL:
+    if status not in (Status.OPTIMAL, Status.INTERRUPTED):
+        # an interrupted run keeps the bounds certified so far and ends at once
         lp_stage.offer_bound(*_certify(problem, st, dual, neg_bty))
     lb = lp_stage.best_bound
     out = dict(x=x, fun=fun, status=status, message=message, nit=it,
