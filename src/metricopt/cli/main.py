@@ -105,9 +105,12 @@ class MetricoptGroup(click.Group):
             ctx.exit(EXIT_INTERRUPTED)
         finally:
             # the solver's own "stopped early" warning repeats the line solve printed
+            # (whose message may have a note appended: "ended 3.2 s past the time limit")
             said = ctx.meta.get("metricopt.stopped_early")
             for w in caught:
-                if said and issubclass(w.category, ConvergenceWarning) and said in str(w.message):
+                if said and issubclass(w.category, ConvergenceWarning) and (
+                        said in str(w.message)
+                        or str(w.message).split(": ", 1)[-1] in said):
                     continue
                 render.warning(_one_line(w.message))
 

@@ -23,12 +23,16 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["RATIO_ROUNDOFF", "bound_exceeds", "objective_scores", "problem_parameters"]
+__all__ = ["RATIO_ROUNDOFF", "WARN_ROUNDOFF", "bound_exceeds", "objective_scores", "problem_parameters"]
 
 
 #: A ratio below 1 by at most this relative amount is round-off of an optimal answer
 #: (objective and bound equal up to floating point) and is reported as 1.
 RATIO_ROUNDOFF = 1e-9
+#: ``lp_value`` below the bound by at most this much relative is not warned about (the
+#: summary's LP value row still says so): ``x`` within ``tol`` of feasibility, or
+#: round-off, can score that little below the LP optimum.
+WARN_ROUNDOFF = 1e-7
 
 
 def _ratio(numerator, lower_bound):
@@ -38,7 +42,7 @@ def _ratio(numerator, lower_bound):
     the bound means the bound is not a lower bound of this objective: no ratio is
     certified (``None``), and :func:`bound_exceeds` says so.
     """
-    if numerator is None or lower_bound is None:
+    if numerator is None or lower_bound is None or bound_exceeds(numerator, lower_bound):
         return None
     numerator, lower_bound = float(numerator), float(lower_bound)
     if not (np.isfinite(numerator) and np.isfinite(lower_bound)):

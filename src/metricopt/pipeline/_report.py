@@ -14,7 +14,7 @@ import numpy as np
 
 from ..exceptions import MetricOptWarning
 from ..result import COMMON_FIELDS
-from ._common import RATIO_ROUNDOFF, _graph_section, _ratio, bound_exceeds, objective_scores
+from ._common import RATIO_ROUNDOFF, WARN_ROUNDOFF, _graph_section, _ratio, bound_exceeds, objective_scores
 
 _VERSIONED = ("numpy", "scipy", "numba", "highspy", "click")
 
@@ -78,7 +78,8 @@ def _build_report(outcome, source, read_options, solver, caught, command, round_
 
 
 def _lp_value_below_bound(lp_value, lower_bound, max_violation):
-    """Why ``lp_value`` lies below ``lower_bound``, or None when it does not.
+    """Why ``lp_value`` lies below ``lower_bound`` by more than :data:`WARN_ROUNDOFF`
+    relative, or None when it does not.
 
     The bound holds for every feasible point; ``x`` may violate constraints by up to the
     tolerance, and then its value can be slightly below the LP optimum (or, with no
@@ -90,6 +91,8 @@ def _lp_value_below_bound(lp_value, lower_bound, max_violation):
     if not (np.isfinite(lp_value) and np.isfinite(lower_bound)) or lp_value >= lower_bound:
         return None
     relative = (lower_bound - lp_value) / max(abs(lower_bound), 1e-300)
+    if relative <= WARN_ROUNDOFF:
+        return None
     viol = None if max_violation is None else float(max_violation)
     why = (f"the returned x violates constraints by up to {viol:.3g}, and such a point can "
            f"score below the LP optimum; every feasible point scores at least the bound"

@@ -299,13 +299,35 @@ def solve(problem, method=None, *, callback=None, warm_up=True, **options):
     res["options"] = merged
     if reason is not None:
         res["auto_reason"] = reason
-    if res.get("lower_bound") is not None and res.get("fun") is not None:
-        from ._core import GAP_FLOOR, lp_gap, objective_scale
-
-        res["gap"] = lp_gap(res["fun"], res["lower_bound"], GAP_FLOOR * objective_scale(problem))
+    _settle(res, problem)
     _hold_to_contract(res)
     _note_overrun(res, options.get("time_limit"), elapsed)
     return res
+
+
+def _settle(res, problem):
+    """The reported bound, gap and LP ratio, decided once for every backend: the bound
+    settled by :func:`._settle.settle_bound` (raised to the objective's floor, lowered
+    to ``fun`` within round-off; a note in ``bound_details``), then the certified gap
+    and ``lp_approx_ratio`` of that bound."""
+    from ._core import GAP_FLOOR, lp_gap, objective_scale
+    from ._settle import settle_bound
+
+    fun, bound = res.get("fun"), res.get("lower_bound")
+    if bound is None:
+        return
+    scale = objective_scale(problem)
+    settled, note = settle_bound(problem, fun, bound, scale)
+    if note is not None:
+        res["lower_bound"] = settled
+        details = res.get("bound_details")
+        res["bound_details"] = {**(details if isinstance(details, dict) else {}),
+                                "settled": note}
+        if "lp_approx_ratio" in res:
+            res["lp_approx_ratio"] = (float(fun) / settled
+                                      if fun is not None and settled > 0 else None)
+    if fun is not None:
+        res["gap"] = lp_gap(fun, settled, GAP_FLOOR * scale)
 
 
 OVERRUN_ALLOWANCE = 1.0

@@ -736,7 +736,7 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
             with loop.iteration():
                 bz, nnz, vest, smax = _one_pass(st, order, block, bufs, interleave)
                 primal, dual, neg_bty = _regularised.objectives(st, bz)
-                gap = _regularised.rel_gap(primal, dual)
+                gap = _regularised.rel_gap(primal, dual, lp_stage.floor)
                 mem = _dual_bytes(st, bufs)
                 if not np.isfinite(primal) or not np.isfinite(dual):
                     loop.stop(Status.NUMERICAL, "non-finite objective")

@@ -976,7 +976,7 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                     viol = max(worst, problem.bound_violation(st["x"]))
                 scan_s = time.perf_counter() - t0
                 primal, dual = _objectives(st, active)
-                gap = _regularised.rel_gap(primal, dual)
+                gap = _regularised.rel_gap(primal, dual, lp_stage.floor)
                 if not (np.isfinite(primal) and np.isfinite(dual)):
                     loop.stop(Status.NUMERICAL, "non-finite objective")
                     break
@@ -1056,7 +1056,7 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
 
     # sums over the pairs (any common order: the dense layout's too)
     primal, dual, neg_bty = _objectives(st, active, with_neg_bty=True)
-    gap = _regularised.rel_gap(primal, dual)
+    gap = _regularised.rel_gap(primal, dual, lp_stage.floor)
     n_active = int(active.nc)
     # the answer and the certificate need x, f and the weights only: free the rest first
     del active, oracle, scanner
