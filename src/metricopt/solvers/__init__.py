@@ -299,13 +299,13 @@ def solve(problem, method=None, *, callback=None, warm_up=True, **options):
     res["options"] = merged
     if reason is not None:
         res["auto_reason"] = reason
-    _settle(res, problem)
+    _settle_result(res, problem)
     _hold_to_contract(res)
     _note_overrun(res, options.get("time_limit"), elapsed)
     return res
 
 
-def _settle(res, problem):
+def _settle_result(res, problem):
     """The reported bound, gap and LP ratio, decided once for every backend: the bound
     settled by :func:`._settle.settle_bound` (raised to the objective's floor, lowered
     to ``fun`` within round-off; a note in ``bound_details``), then the certified gap
