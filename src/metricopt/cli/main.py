@@ -186,7 +186,8 @@ def _run(ctx, kind, graph, opts, *, bound_only):
     rounding = None
     if not bound_only:
         rounding = {"method": opts["round_method"].lower(), "n_tries": opts["round_tries"],
-                    "seed": opts.get("seed"), "refine": opts["refine"].lower()}
+                    "seed": opts.get("seed"), "refine": opts["refine"].lower(),
+                    "time_limit": opts.get("round_time_limit")}
     with render.RunProgress(quiet=opts["quiet"]) as progress:
         outcome = _pipeline().run(
             graph, kind, method=opts["method"].lower(), problem_params=params,

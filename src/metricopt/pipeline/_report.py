@@ -113,6 +113,9 @@ def _rounding_section(rounded, requested, lower_bound):
         "n_tries": rounded.get("n_tries", requested["n_tries"]),
         "seed": rounded.get("seed", requested["seed"]),
         "n_clusters": rounded.get("n_clusters"),
+        "time_limit": requested.get("time_limit"),
+        "tries_run": rounded.get("tries_run"),
+        "seconds": rounded.get("elapsed"),
         "per_method": per_method,
         "per_method_ratio": None if per_method is None else {
             name: _ratio(value, lower_bound) for name, value in per_method.items()},

@@ -92,7 +92,9 @@ def choose_method(problem, *, max_memory=None):
 
     Rules, in order: a problem given by its rows (the open-wedge relaxation) goes to
     ``highs``, which adds them all at once, unless they number more than
-    :data:`LAZY_ROWS_PER_PAIR` per pair they touch (then ``highs-lazy``); small LPs (at most :data:`EXACT_ROW_LIMIT` constraint rows) and tiny
+    :data:`LAZY_ROWS_PER_PAIR` per pair they touch (then ``highs-lazy``); small LPs (at
+    most :data:`EXACT_ROW_LIMIT` constraint rows; a MET(G) problem counts the rows of
+    its embedding in K_n, which ``highs`` solves, so up to 34 nodes) and tiny
     QPs go to the exact ``highs`` backend when its memory estimate fits; MET(G) problems
     (cycle inequalities) go to ``project-forget``, whose memory is linear in the edges;
     unit-weight correlation clustering too large for dykstra's dense triangle duals goes
@@ -126,11 +128,18 @@ def choose_method(problem, *, max_memory=None):
         return "highs", (f"the open-wedge relaxation: its {n_rows:,} rows on {touched:,} pairs "
                          f"in one HiGHS model (about {format_bytes(need)})")
     ncons = problem.n_constraints
+    what = "constraints"
+    if ncons is None and problem.structure == "sparse":
+        # highs solves MET(G) as the same LP on K_n: as small as a dense one of that size
+        from ._lp_matrix import model_size
+
+        ncons = model_size(problem)["rows"]
+        what = f"triangle rows of MET(G) embedded in K_{problem.n}"
     small_qp = not problem.is_qp or problem.n <= EXACT_QP_NODES
     if ncons is not None and ncons <= EXACT_ROW_LIMIT and small_qp:
         need = get_solver("highs").estimate_memory(problem)
         if need is not None and need <= budget:
-            return "highs", (f"{ncons} constraints: small enough for the exact LP "
+            return "highs", (f"{ncons} {what}: small enough for the exact LP "
                              f"(about {format_bytes(need)})")
     if problem.structure == "sparse":
         return "project-forget", ("cycle inequalities of MET(G): shortest-path separation with "
@@ -331,18 +340,26 @@ def _settle_result(res, problem):
 
 
 OVERRUN_ALLOWANCE = 1.0
-"""Seconds a run may end past its ``time_limit`` without a note: limits are checked
-between passes, and a pass or certificate in progress is finished."""
+"""Seconds a run may end past its ``time_limit`` without a note, at least (10 % of the
+limit for longer ones, :func:`finish_allowance`): limits are checked between passes,
+and the final certificate and measurement are done within it."""
+
+
+def finish_allowance(time_limit):
+    """Seconds after ``time_limit`` by which a run has certified its answer:
+    ``max(OVERRUN_ALLOWANCE, 0.1 * time_limit)``. The iterative backends end their
+    certificate's search there (a weaker bound, still certified)."""
+    return max(OVERRUN_ALLOWANCE, 0.1 * float(time_limit))
 
 
 def _note_overrun(res, time_limit, elapsed):
-    """Say in the result when a run ended more than :data:`OVERRUN_ALLOWANCE` seconds
+    """Say in the result when a run ended more than :func:`finish_allowance` seconds
     past ``time_limit`` (``time_overrun``, seconds, and a note in the message)."""
     if time_limit is None:
         return
     over = float(elapsed) - float(time_limit)
     res["time_overrun"] = max(over, 0.0)
-    if over > OVERRUN_ALLOWANCE:
+    if over > finish_allowance(time_limit):
         res["message"] = (f"{res.get('message', '')} (ended {over:.1f} s past the time limit "
                           f"of {float(time_limit):g} s: a pass, an external solver call or "
                           f"the certificate in progress was finished)")

@@ -722,6 +722,7 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
         save=None if checkpoint is None else
         (lambda: _write_checkpoint(checkpoint, st, counters, options, problem, digest)))
     stage_start = loop.it
+    final = None  # the certificates end by the time limit's allowance
     # l1 objectives (cc, mn with p = 1): the QP at gamma = 1 is far from the LP (lesmis 9.5%
     # above it), so the polish is tried early; linear ones (cd: 3.8e-6 certified at the
     # end of the stage on Vassar85, where an early polish took 90 s) wait for the stage
@@ -729,6 +730,10 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
     lp_stage = LPStage(problem, tol=tol, gap_tol=gap_tol, polish=polish,
                        gamma_growth=gamma_growth, threads=want, max_memory=max_memory)
     with loop:
+        if time_limit is not None:
+            from . import finish_allowance
+
+            final = loop.deadline + finish_allowance(time_limit)
         while loop.next():
             it = loop.it
             # a Ctrl-C takes effect between two iterations, so that x, the duals and the
@@ -773,7 +778,8 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
                 elif stage_done:
                     x_cand = _packed(st) if x_out is None else x_out
                     done, next_gamma = lp_stage.finish(
-                        x_cand, lambda: _certify(problem, st, _packed(st), dual, neg_bty),
+                        x_cand, lambda: _certify(problem, st, _packed(st), dual, neg_bty,
+                                                 final),
                         lambda: _active_rows(problem, st, order, block), loop.deadline,
                         st["gamma"])
                     lp_gap_now = lp_stage.gap(problem.objective_value(lp_stage.x))
@@ -838,7 +844,7 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
                rounded_digits=rounded, repaired=repaired,
                dual_memory_bytes=_dual_bytes(st, bufs), elapsed=loop.elapsed())
     if status != Status.OPTIMAL and np.isfinite(dual):
-        lp_stage.offer_bound(*_certify(problem, st, x_full, dual, neg_bty))
+        lp_stage.offer_bound(*_certify(problem, st, x_full, dual, neg_bty, final))
     lb = lp_stage.best_bound
     out.update(lp_stage.summary())
     out.update(lower_bound=lb, bound_details=lp_stage.best_details, polish=lp_stage.polishes,
@@ -947,7 +953,7 @@ def _qp_primal_of_packed(st, xr):
     return lin + quad / (2 * g)
 
 
-def _certify(problem, st, x_full, dual, neg_bty):
+def _certify(problem, st, x_full, dual, neg_bty, deadline=None):
     """Certified lower bound on the LP optimum at the current iterate
     (:func:`metricopt.bounds.certify`, from the same full-precision pair ``(x, y)``).
 
@@ -961,7 +967,7 @@ def _certify(problem, st, x_full, dual, neg_bty):
     f = None if st["f"] is None else _packed(st, st["f"])
     return certify(problem, RegularisedIterate(
         x_full, f, _packed(st, st["w"]), st["gamma"], dual, neg_bty, st.get("lam"),
-        st["raised"]))
+        st["raised"]), deadline=deadline)
 
 
 class DykstraSolver(Solver):

@@ -231,7 +231,7 @@ def _objectives(st, active, with_neg_bty=False):
     return (primal, dual, neg_bty) if with_neg_bty else (primal, dual)
 
 
-def _certify(problem, st, dual, neg_bty):
+def _certify(problem, st, dual, neg_bty, deadline=None):
     """Certified lower bound on the LP optimum (:func:`metricopt.bounds.certify`) from
     the pair ``(x, z)`` of ``st``. The rows this backend keeps implicitly all have duals
     ``>= 0`` (Hildreth steps) and the forgotten ones a zero dual, so ``y`` is a valid
@@ -249,7 +249,7 @@ def _certify(problem, st, dual, neg_bty):
         st = _unlayout(st, "dense", problem.n)
     return certify(problem, RegularisedIterate(
         st["x"], st["f"], st["w"], st["gamma"], dual, neg_bty, st.get("lam"), st["raised"],
-        target))
+        target), deadline=deadline)
 
 
 # ----------------------------------------------------------------------- oracles
@@ -881,6 +881,7 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
     .. [1] Sonthalia, R., & Gilbert, A. C. (2020). Project and Forget: solving
            large-scale metric constrained problems. arXiv:2005.03853.
     """
+    entered = time.perf_counter()
     check_options("solve_project_forget", tol=tol, gap_tol=gap_tol, max_iter=max_iter,
                   time_limit=time_limit, passes=passes, threads=threads, gamma=gamma, lam=lam,
                   checkpoint_every=checkpoint_every, polish=polish, gamma_growth=gamma_growth)
@@ -930,7 +931,11 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
 
     lp_stage = LPStage(problem, tol=tol, gap_tol=gap_tol, polish=polish,
                        gamma_growth=gamma_growth, threads=nthreads, max_memory=max_memory)
+    # the time limit counts the setup too, and the certificates end by its allowance
+    counters["seconds"] = float(counters["seconds"]) + (time.perf_counter() - entered)
+    final = None
     primal = dual = gap = np.nan
+    measured = False  # the run ended at the x its last full oracle call measured
     viol = np.inf
     full = False
     loop = IterationLoop(
@@ -939,6 +944,10 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
         save=None if checkpoint is None else
         (lambda: _write_checkpoint(checkpoint, st, active, counters, problem, digest)))
     with loop, contextlib.closing(oracle) if hasattr(oracle, "close") else contextlib.nullcontext():
+        if time_limit is not None:
+            from . import finish_allowance
+
+            final = loop.deadline + finish_allowance(time_limit)
         while loop.next():
             it = loop.it
             # a Ctrl-C takes effect between two iterations (x, duals and counters of a
@@ -988,7 +997,8 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                     done, next_gamma = lp_stage.finish(
                         x_stage,
                         lambda: _certify(problem, st, dual,
-                                         _objectives(st, active, with_neg_bty=True)[2]),
+                                         _objectives(st, active, with_neg_bty=True)[2],
+                                         final),
                         lambda: _active_rows(active, mode, problem.n), loop.deadline,
                         st["gamma"])
                     lp_gap_now = lp_stage.gap(problem.objective_value(lp_stage.x))
@@ -1002,7 +1012,14 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                         counters["path_worst"] = None
                 smax_all = 0.0
                 npass = 0
-                if not done and oracle is None and st["sum_value"] is None:
+                # out of time after a full check: the run ends at the x it measured, so
+                # that no exact measurement (an O(n^3) scan) runs past the limit
+                measured = (not done and full and next_gamma is None
+                            and loop.deadline is not None
+                            and time.perf_counter() >= loop.deadline)
+                if measured:
+                    pass  # passes would move x away from its measured violation
+                elif not done and oracle is None and st["sum_value"] is None:
                     # every pair's own constraints once, then passes over the remembered
                     # triangles and their pairs only
                     _, s_pairs = _pair_pass(st)
@@ -1042,6 +1059,9 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                     loop.stop(Status.OPTIMAL, f"certified LP gap {max(lp_gap_now, 0.0):.2e} "
                                               f"<= gap_tol in {it} oracle calls{how}")
                     break
+                if measured:
+                    loop.out_of_time()
+                    break
                 if found == 0 and smax_all == 0.0:
                     loop.stop(Status.STALLED, f"no change in iteration {it}")
                     break
@@ -1065,11 +1085,12 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
         x = lp_stage.x  # its violation was measured when the run ended
     else:
         x = _current_x(st, mode, problem.n)
-        viol = _violation(problem, x, mode)
+        if not measured:
+            viol = _violation(problem, x, mode)
         x, viol = lp_stage.answer_at_limit(x, viol)
     fun = problem.objective_value(x)
     if status != Status.OPTIMAL:
-        lp_stage.offer_bound(*_certify(problem, st, dual, neg_bty))
+        lp_stage.offer_bound(*_certify(problem, st, dual, neg_bty, final))
     lb = lp_stage.best_bound
     out = dict(x=x, fun=fun, status=status, message=message, nit=it,
                max_violation=float(viol), qp_primal=float(primal), qp_dual=float(dual),
