@@ -4,7 +4,8 @@
 between ``lower_bound`` and ``rounded_objective``. ``lp_approx_ratio = lp_value /
 lower_bound`` says how far the returned relaxation value can be from the LP optimum (1.0
 for an exact backend that reached optimality). Every objective is non-negative, so when
-the numerator is 0 the ratio is 1.0 (the answer is optimal); when the lower bound is 0 or
+the numerator is 0 the ratio is 1.0 (the answer is optimal), unless the bound lies clearly
+above it (then, as below, no ratio); when the lower bound is 0 or
 negative and the numerator is positive, or either value is missing, the ratio is null. A
 ratio below 1 by round-off (relative 1e-9) is 1.0; a numerator clearly below the bound
 means the bound is not valid for it: the ratio is null and a warning says so (except
