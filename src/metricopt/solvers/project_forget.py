@@ -935,7 +935,8 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
     counters["seconds"] = float(counters["seconds"]) + (time.perf_counter() - entered)
     final = None
     primal = dual = gap = np.nan
-    measured = False  # the run ended at the x its last full oracle call measured
+    measured = False  # the run ended at the x its last scan measured
+    bounded = False  # max_violation is an upper bound, not measured
     viol = np.inf
     full = False
     loop = IterationLoop(
@@ -1010,16 +1011,19 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                         counters["gamma"] = next_gamma
                         # x moved: the path searches start over far from feasibility
                         counters["path_worst"] = None
-                smax_all = 0.0
-                npass = 0
-                # out of time after a full check: the run ends at the x it measured, so
-                # that no exact measurement (an O(n^3) scan) runs past the limit
-                measured = (not done and full and next_gamma is None
+                # a dense run out of time after its scan ends at the x the scan measured
+                # (no O(n^3) measurement past the limit); the iteration, which changed no
+                # x and no dual, does not count (a checkpoint resumes it)
+                measured = (not done and oracle is None and next_gamma is None
                             and loop.deadline is not None
                             and time.perf_counter() >= loop.deadline)
                 if measured:
-                    pass  # passes would move x away from its measured violation
-                elif not done and oracle is None and st["sum_value"] is None:
+                    loop.drop()
+                    loop.out_of_time()
+                    break
+                smax_all = 0.0
+                npass = 0
+                if not done and oracle is None and st["sum_value"] is None:
                     # every pair's own constraints once, then passes over the remembered
                     # triangles and their pairs only
                     _, s_pairs = _pair_pass(st)
@@ -1059,9 +1063,6 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                     loop.stop(Status.OPTIMAL, f"certified LP gap {max(lp_gap_now, 0.0):.2e} "
                                               f"<= gap_tol in {it} oracle calls{how}")
                     break
-                if measured:
-                    loop.out_of_time()
-                    break
                 if found == 0 and smax_all == 0.0:
                     loop.stop(Status.STALLED, f"no change in iteration {it}")
                     break
@@ -1087,8 +1088,8 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
         x = _current_x(st, mode, problem.n)
         if not measured and final is not None and time.perf_counter() >= final:
             # past the allowance: no exact scan (O(n^3) dense, shortest paths sparse)
-            viol, measured = _violation_bound(problem, x), None
-        if measured is False:
+            viol, bounded = _violation_bound(problem, x), True
+        elif not measured:
             viol = _violation(problem, x, mode)
         x, viol = lp_stage.answer_at_limit(x, viol)
     fun = problem.objective_value(x)
@@ -1104,7 +1105,7 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
                lp_approx_ratio=(fun / lb) if (lb is not None and lb > 0) else None,
                active_constraints=n_active, peak_memory=_peak_rss(),
                memory_estimate=need, elapsed=loop.elapsed())
-    if measured is None:
+    if bounded:
         out["violation_bounded"] = True
         message += (" (max_violation is an upper bound: the exact measurement did not fit "
                     "in the time limit's allowance)")
