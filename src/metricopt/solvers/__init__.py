@@ -317,21 +317,25 @@ def solve(problem, method=None, *, callback=None, warm_up=True, **options):
 def _settle_result(res, problem):
     """The reported bound, gap and LP ratio, decided once for every backend: the bound
     settled by :func:`._settle.settle_bound` (raised to the objective's floor, lowered
-    to ``fun`` within round-off; a note in ``bound_details``), then the certified gap
-    and ``lp_approx_ratio`` of that bound."""
+    to ``fun`` within round-off; a note in ``bound_details["settled"]`` and
+    ``bound_settled``), then the certified gap and ``lp_approx_ratio`` of that bound;
+    ``certificate_stopped`` when the certificate ended at the time limit's allowance."""
     from ._core import GAP_FLOOR, lp_gap, objective_scale
     from ._settle import settle_bound
 
     fun, bound = res.get("fun"), res.get("lower_bound")
+    details = res.get("bound_details")
+    details = details if isinstance(details, dict) else {}
+    if details.get("theorem5_stopped"):
+        res["certificate_stopped"] = True  # at the time limit's allowance (a report scalar)
     if bound is None:
         return
     scale = objective_scale(problem)
     settled, note = settle_bound(problem, fun, bound, scale)
     if note is not None:
         res["lower_bound"] = settled
-        details = res.get("bound_details")
-        res["bound_details"] = {**(details if isinstance(details, dict) else {}),
-                                "settled": note}
+        res["bound_details"] = {**details, "settled": note}
+        res["bound_settled"] = note
         if "lp_approx_ratio" in res:
             res["lp_approx_ratio"] = (float(fun) / settled
                                       if fun is not None and settled > 0 else None)
