@@ -61,11 +61,16 @@ def test_auto_rules(karate):
     # too little memory for dykstra: only violated constraints are kept
     method, reason = choose_method(big, max_memory=10_000)
     assert method == "project-forget" and "would need" in reason
-    signed = read_graph("karate")
+    signed = read_graph("football")
     signed.weights = np.where(np.arange(signed.m) % 3 == 0, -1.0, 1.0)
     sparse = build_problem("cc", signed)
     assert sparse.n_constraints is None
     assert choose_method(sparse)[0] == "project-forget"
+    # MET(G) on at most 34 nodes: its LP on K_n is small, so exact
+    small = read_graph("karate")
+    small.weights = np.where(np.arange(small.m) % 3 == 0, -1.0, 1.0)
+    method, reason = choose_method(build_problem("cc", small))
+    assert method == "highs" and "MET(G) embedded in K_34" in reason
 
 
 def test_auto_result_says_why(karate):

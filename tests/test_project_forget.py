@@ -833,8 +833,8 @@ def test_certificate_in_the_layout_equals_the_problem_order_one(monkeypatch, rai
     seen = []
     real = bounds.certify
 
-    def both(problem, it):
-        got = real(problem, it)
+    def both(problem, it, **kw):
+        got = real(problem, it, **kw)
         if it.target is not None:
             n = problem.n
             back = [diagonal_to_packed(a, n, np.empty_like(a)) for a in (it.x, it.f, it.w)]

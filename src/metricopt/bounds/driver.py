@@ -82,13 +82,17 @@ class RegularisedIterate(NamedTuple):
     target: np.ndarray | None = None
 
 
-def certify(problem, it):
+def certify(problem, it, deadline=None):
     """Best certified lower bound on the LP optimum of ``problem`` at iterate ``it``.
 
     Parameters
     ----------
     problem : MetricProblem
     it : RegularisedIterate
+    deadline : float or None
+        A ``time.perf_counter()`` value after which the streamed Thm 5 search stops
+        with the best multiplier found (a weaker bound, still certified; ``details``
+        then has ``theorem5_stopped``). The other candidates take one pass or less.
 
     Returns
     -------
@@ -162,7 +166,7 @@ def certify(problem, it):
                 # bounds the problem's LP (sum (w - w0) |x - d| <= raised * emax on the box)
                 res = correlation_clustering_bound_streamed(
                     it.x, it.f, it.w, d, gamma=g, minus_b_dot_y=it.minus_b_dot_y,
-                    regularizer=it.w, x_lower=box[0], x_upper=box[1])
+                    regularizer=it.w, x_lower=box[0], x_upper=box[1], deadline=deadline)
                 if it.raised > 0.0:
                     res["value"] = float(res["value"]) - it.raised * emax
                     res["certified"] = bool(res.get("certified", True)) and bool(
@@ -172,7 +176,7 @@ def certify(problem, it):
                 # the same bound in passes, without per-pair temporaries
                 res = correlation_clustering_bound_streamed(
                     it.x, it.f, w0, d, gamma=g, minus_b_dot_y=it.minus_b_dot_y,
-                    regularizer=it.w, x_lower=box[0], x_upper=box[1])
+                    regularizer=it.w, x_lower=box[0], x_upper=box[1], deadline=deadline)
             else:
                 w0 = np.ascontiguousarray(problem.weights, dtype=np.float64)
                 res = correlation_clustering_bound(
@@ -184,6 +188,8 @@ def certify(problem, it):
         if res is not None:
             details["theorem5"] = float(res["value"])
             details["theorem5_method"] = res.get("method")
+            if res.get("stopped"):
+                details["theorem5_stopped"] = "at the time limit's allowance"
             if res.get("certified", True):
                 cands.append(float(res["value"]))
     except Exception as exc:  # noqa: BLE001

@@ -29,6 +29,7 @@ References
 """
 
 import math
+import time
 
 import numpy as np
 
@@ -50,7 +51,8 @@ def _contiguous(a):
 
 
 def correlation_clustering_bound_streamed(x, f, weights, target, *, gamma, minus_b_dot_y,
-                                          regularizer, x_lower=0.0, x_upper=1.0):
+                                          regularizer, x_lower=0.0, x_upper=1.0,
+                                          deadline=None):
     """Certified V Thm 5 bound for correlation clustering, memory O(N / CHUNK).
 
     The bound of :func:`~.certificates.correlation_clustering_bound` with
@@ -72,12 +74,17 @@ def correlation_clustering_bound_streamed(x, f, weights, target, *, gamma, minus
         Diagonal of ``W`` for ``e`` and ``f``, also the QP cost of ``f``.
     x_lower, x_upper : float
         A box of ``x`` that holds an LP optimum.
+    deadline : float or None
+        A ``time.perf_counter()`` value: the search for the best multiplier stops there
+        (after the pass at ``mu = 0``, or, once begun, the bracket's first four). Every
+        evaluation is certified, so the value is still a bound, only a weaker one.
 
     Returns
     -------
     RichResult
         ``value`` (certified), ``mu`` (the multiplier that gives it), ``nit`` (passes),
-        ``method="theorem5-cc-streamed"``.
+        ``method="theorem5-cc-streamed"``, ``stopped`` (True when ``deadline`` ended the
+        search).
     """
     x, f, w0, d, wr = map(_contiguous, (x, f, weights, target, regularizer))
     g, xl, xu, mby = float(gamma), float(x_lower), float(x_upper), float(minus_b_dot_y)
@@ -97,9 +104,14 @@ def correlation_clustering_bound_streamed(x, f, weights, target, *, gamma, minus
         value = numer / (1.0 + mu)
         return value - 4 * _EPS * abs(value)
 
-    mu_max = float(K.cc_largest_ratio(x, f, w0, d, wr, g, xl, xu, CHUNK).max(initial=0.0))
-    lo, hi = 0.0, math.log1p(mu_max)
+    def late():
+        return deadline is not None and time.perf_counter() >= deadline
+
     best_mu, best = 0.0, beta(0.0)
+    stopped = late()
+    mu_max = 0.0 if stopped else float(
+        K.cc_largest_ratio(x, f, w0, d, wr, g, xl, xu, CHUNK).max(initial=0.0))
+    lo, hi = 0.0, math.log1p(mu_max)
     if hi > 0.0:
         at_hi = beta(mu_max)
         if at_hi > best:
@@ -109,6 +121,9 @@ def correlation_clustering_bound_streamed(x, f, weights, target, *, gamma, minus
         b = lo + ratio * (hi - lo)
         fa, fb = beta(math.expm1(a)), beta(math.expm1(b))
         while nit < MAX_EVALUATIONS and hi - lo > 4 * _EPS * (1.0 + hi):
+            if late():
+                stopped = True
+                break
             if fa >= fb:  # the maximum is in [lo, b]
                 hi, b, fb = b, a, fa
                 a = hi - ratio * (hi - lo)
@@ -123,6 +138,6 @@ def correlation_clustering_bound_streamed(x, f, weights, target, *, gamma, minus
     # LP* >= min over the box of w'f = 0 outright (w >= 0, f >= 0)
     value = max(best, 0.0)
     return RichResult(value=float(value), of="lp", certified=True, mu=float(best_mu),
-                      nit=int(nit), method="theorem5-cc-streamed",
+                      nit=int(nit), method="theorem5-cc-streamed", stopped=stopped,
                       reference="Veldt et al. (2019), Theorem 5 (e/f form of §6.2), "
                                 "maximised over the budget multiplier in passes")

@@ -236,8 +236,11 @@ def solver_options(fn, *, with_method=True):
         click.option("--max-iter", type=click.IntRange(min=1), default=None,
                      help="Iteration limit (passes, or lazy rounds)."),
         click.option("--time-limit", type=POSITIVE, default=None,
-                     help="Wall-clock limit for the solve, in seconds (the one-off loading "
-                          "of the kernels before it is not counted)."),
+                     help="Wall-clock limit for the solve, in seconds: its setup, iterations "
+                          "and final certificate, which ends within max(1 s, 10%) after the "
+                          "limit (a weaker bound, still certified; the one-off loading of "
+                          "the kernels before it is not counted). Rounding and refinement "
+                          "have their own budget, --round-time-limit."),
         click.option("--threads", type=click.IntRange(min=1, max=4096), default=None,
                      help="Threads the backend may use."),
         click.option("--seed", type=click.IntRange(min=0, max=MAX_SEED), default=None,
@@ -264,7 +267,7 @@ def solver_options(fn, *, with_method=True):
 
 
 def rounding_options(fn):
-    """``--round --round-tries``; methods come from :data:`metricopt.rounding.METHODS`."""
+    """``--round --round-tries --refine --round-time-limit``; methods come from :data:`metricopt.rounding.METHODS`."""
     names = list(dict.fromkeys(m for methods in ROUNDING_METHODS.values() for m in methods))
     per_kind = "; ".join(f"{k}: {', '.join(v)}" for k, v in ROUNDING_METHODS.items())
     return _apply(fn, [
@@ -283,6 +286,11 @@ def rounding_options(fn):
                           "(sc), each made only when it lowers the objective; its budget is a "
                           "fixed number of sweeps over the problem, seeded by --seed. 'auto' "
                           "is 'local'; 'none' reports the rounding as it is."),
+        click.option("--round-time-limit", type=Real(0.0), default=None, metavar="SECONDS",
+                     help="Wall-clock budget of the rounding and its refinement together "
+                          "(each rounding method makes at least one try; the report's "
+                          "rounding.tries_run says how many ran). Default: --time-limit "
+                          "when it is given, else none (all --round-tries)."),
     ])
 
 
@@ -417,7 +425,7 @@ def check_applicable(ctx, kind, opts, *, bound_only):
     if not bound_only:
         if kind == "mn":
             for name, flag in (("round_method", "--round"), ("round_tries", "--round-tries"),
-                               ("refine", "--refine")):
+                               ("refine", "--refine"), ("round_time_limit", "--round-time-limit")):
                 if _given(ctx, name):
                     raise click.UsageError(f"{flag} does not apply to mn (metric nearness "
                                            f"has no rounding)", ctx)

@@ -107,9 +107,12 @@ class MetricoptGroup(click.Group):
             _interrupted(ctx, _signals.interrupt_cause(exc))
         finally:
             # the solver's own "stopped early" warning repeats the line solve printed
+            # (whose message may have a note appended: "ended 3.2 s past the time limit")
             said = ctx.meta.get("metricopt.stopped_early")
             for w in caught:
-                if said and issubclass(w.category, ConvergenceWarning) and said in str(w.message):
+                if said and issubclass(w.category, ConvergenceWarning) and (
+                        said in str(w.message)
+                        or str(w.message).split(": ", 1)[-1] in said):
                     continue
                 render.warning(_one_line(w.message))
 
@@ -186,7 +189,8 @@ def _run(ctx, kind, graph, opts, *, bound_only):
     rounding = None
     if not bound_only:
         rounding = {"method": opts["round_method"].lower(), "n_tries": opts["round_tries"],
-                    "seed": opts.get("seed"), "refine": opts["refine"].lower()}
+                    "seed": opts.get("seed"), "refine": opts["refine"].lower(),
+                    "time_limit": opts.get("round_time_limit")}
     # SIGTERM and SIGHUP stop a run as Ctrl-C does (partial report, checkpoint, lock
     # released); a batch's processes keep their default (the jobs are run by workers)
     with _signals.signals_interrupt(), render.RunProgress(quiet=opts["quiet"]) as progress:

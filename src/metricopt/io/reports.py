@@ -25,7 +25,8 @@ File formats
     ``modularity_upper_bound``; null when it has none), ``gap``, ``max_violation``,
     ``iterations``, ``solve_seconds``, ``compile_seconds`` (kernels compiled or loaded
     before the solve clock started), ``total_seconds``, ``peak_memory_bytes``,
-    ``rounding`` {method, requested_method, n_tries, seed, n_clusters, per_method,
+    ``rounding`` {method, requested_method, n_tries, seed, n_clusters, time_limit (its
+    budget, seconds, or null), tries_run (null without a budget), seconds, per_method,
     per_method_ratio, objective (the rounding's), refined_objective, refine {method,
     candidates, moves, merges, sweeps, layout, stopped, seconds}} (null without rounding;
     ``rounded_objective`` and ``approximation_ratio`` are the refined answer's, which

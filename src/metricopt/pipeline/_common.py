@@ -4,7 +4,8 @@
 between ``lower_bound`` and ``rounded_objective``. ``lp_approx_ratio = lp_value /
 lower_bound`` says how far the returned relaxation value can be from the LP optimum (1.0
 for an exact backend that reached optimality). Every objective is non-negative, so when
-the numerator is 0 the ratio is 1.0 (the answer is optimal); when the lower bound is 0 or
+the numerator is 0 the ratio is 1.0 (the answer is optimal), unless the bound lies clearly
+above it (then, as below, no ratio); when the lower bound is 0 or
 negative and the numerator is positive, or either value is missing, the ratio is null. A
 ratio below 1 by round-off (relative 1e-9) is 1.0; a numerator clearly below the bound
 means the bound is not valid for it: the ratio is null and a warning says so (except
@@ -23,12 +24,16 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["RATIO_ROUNDOFF", "bound_exceeds", "objective_scores", "problem_parameters"]
+__all__ = ["RATIO_ROUNDOFF", "WARN_ROUNDOFF", "bound_exceeds", "objective_scores", "problem_parameters"]
 
 
 #: A ratio below 1 by at most this relative amount is round-off of an optimal answer
 #: (objective and bound equal up to floating point) and is reported as 1.
 RATIO_ROUNDOFF = 1e-9
+#: ``lp_value`` below the bound by at most this much relative is not warned about (the
+#: summary's LP value row still says so): ``x`` within ``tol`` of feasibility, or
+#: round-off, can score that little below the LP optimum.
+WARN_ROUNDOFF = 1e-7
 
 
 def _ratio(numerator, lower_bound):
@@ -38,7 +43,7 @@ def _ratio(numerator, lower_bound):
     the bound means the bound is not a lower bound of this objective: no ratio is
     certified (``None``), and :func:`bound_exceeds` says so.
     """
-    if numerator is None or lower_bound is None:
+    if numerator is None or lower_bound is None or bound_exceeds(numerator, lower_bound):
         return None
     numerator, lower_bound = float(numerator), float(lower_bound)
     if not (np.isfinite(numerator) and np.isfinite(lower_bound)):

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..exceptions import MetricOptWarning
 from ..result import COMMON_FIELDS
-from ._common import RATIO_ROUNDOFF, _graph_section, _ratio, bound_exceeds, objective_scores
+from ._common import RATIO_ROUNDOFF, WARN_ROUNDOFF, _graph_section, _ratio, bound_exceeds, objective_scores
 
 _VERSIONED = ("numpy", "scipy", "numba", "highspy", "click")
 
@@ -78,7 +78,8 @@ def _build_report(outcome, source, read_options, solver, caught, command, round_
 
 
 def _lp_value_below_bound(lp_value, lower_bound, max_violation):
-    """Why ``lp_value`` lies below ``lower_bound``, or None when it does not.
+    """Why ``lp_value`` lies below ``lower_bound`` by more than :data:`WARN_ROUNDOFF`
+    relative, or None when it does not.
 
     The bound holds for every feasible point; ``x`` may violate constraints by up to the
     tolerance, and then its value can be slightly below the LP optimum (or, with no
@@ -90,6 +91,8 @@ def _lp_value_below_bound(lp_value, lower_bound, max_violation):
     if not (np.isfinite(lp_value) and np.isfinite(lower_bound)) or lp_value >= lower_bound:
         return None
     relative = (lower_bound - lp_value) / max(abs(lower_bound), 1e-300)
+    if relative <= WARN_ROUNDOFF:
+        return None
     viol = None if max_violation is None else float(max_violation)
     why = (f"the returned x violates constraints by up to {viol:.3g}, and such a point can "
            f"score below the LP optimum; every feasible point scores at least the bound"
@@ -110,6 +113,9 @@ def _rounding_section(rounded, requested, lower_bound):
         "n_tries": rounded.get("n_tries", requested["n_tries"]),
         "seed": rounded.get("seed", requested["seed"]),
         "n_clusters": rounded.get("n_clusters"),
+        "time_limit": requested.get("time_limit"),
+        "tries_run": rounded.get("tries_run"),
+        "seconds": rounded.get("elapsed"),
         "per_method": per_method,
         "per_method_ratio": None if per_method is None else {
             name: _ratio(value, lower_bound) for name, value in per_method.items()},

@@ -28,7 +28,7 @@ from ._report import _build_report
 
 __all__ = ["RunOutcome", "run", "check_run_arguments"]
 
-_ROUNDING_KEYS = ("method", "n_tries", "seed", "refine")
+_ROUNDING_KEYS = ("method", "n_tries", "seed", "refine", "time_limit")
 
 
 @dataclass
@@ -112,9 +112,11 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
     solver_options : dict or None
         Passed to :func:`metricopt.solve`; only the options given here reach the backend.
     rounding : dict or None
-        Keys ``method`` (default ``"auto"``), ``n_tries`` (default 20) and ``seed``
+        Keys ``method`` (default ``"auto"``), ``n_tries`` (default 20), ``seed``
         (default: the solver's ``seed`` option, else fresh entropy that the report
-        records). With ``method="leiden"`` the answer is Leiden's clustering and the LP
+        records), ``refine`` (default ``"auto"``) and ``time_limit`` (seconds for the
+        rounding and its refinement; default: the solver's ``time_limit`` option, else
+        none; see :func:`metricopt.rounding.round_solution`). With ``method="leiden"`` the answer is Leiden's clustering and the LP
         roundings of ``"auto"`` run too, for comparison (``per_method`` in the report).
     out : str or os.PathLike or None
         Directory for ``report.json``, ``iterations.csv``, ``clusters.csv`` or
@@ -418,6 +420,8 @@ def _rounding_options(rounding, solver_options):
     from ..rounding.refine import check_refine_method
 
     check_refine_method(opts["refine"])
+    if opts.get("time_limit") is None:  # a time-limited run is time-limited throughout
+        opts["time_limit"] = solver_options.get("time_limit")
     if opts.get("seed") is None:
         opts["seed"] = solver_options.get("seed")
     if opts["seed"] is None:  # fresh, but recorded in the report (and fits an int64 column)
@@ -459,7 +463,8 @@ def _round(problem, x, opts):
 
     compare = "auto" if str(opts["method"]).lower() == "leiden" else None
     return round_solution(problem, x, method=opts["method"], n_tries=opts["n_tries"],
-                          seed=opts["seed"], compare=compare, refine=opts["refine"])
+                          seed=opts["seed"], compare=compare, refine=opts["refine"],
+                          time_limit=opts["time_limit"])
 
 
 def _write_outputs(outcome, failed):

@@ -96,11 +96,16 @@ def correlation_clustering(graph, *, weights="auto", delta=0.05, epsilon=0.01, r
     if mode == "signed":
         if graph.weights is None:
             raise _unsigned_error()
-        w = np.abs(graph.weights)
-        d = (graph.weights < 0).astype(np.float64)
+        # a pair of weight 0 (listed so, or whose duplicates cancel) is no variable: it
+        # changes no clustering's cost, and dropping it leaves the LP value as it is
+        # (extend x by the shortest-path distance, capped at 1); kept, the QP's floored
+        # weight on it slows the projections to a crawl
+        keep = graph.weights != 0
+        w = np.abs(graph.weights[keep])
+        d = (graph.weights[keep] < 0).astype(np.float64)
         return MetricProblem(
             kind="cc", n=graph.n, labels=graph.labels, structure="sparse", objective="l1",
-            weights=w, target=d, lower=0.0, upper=1.0, pairs=graph.edges.copy(),
+            weights=w, target=d, lower=0.0, upper=1.0, pairs=graph.edges[keep].copy(),
             graph=graph, params=params, name=graph.name,
         )
 

@@ -109,7 +109,8 @@ def _check_n_tries(n_tries):
 
 @for_kinds("cc", "sc", "cd")
 def round_solution(problem, x, *, method="auto", n_tries=20, seed=None, compare=None,
-                   refine="auto", refine_candidates=REFINE_CANDIDATES, refine_time_limit=None):
+                   refine="auto", refine_candidates=REFINE_CANDIDATES, refine_time_limit=None,
+                   time_limit=None):
     """Round a relaxation's solution into a clustering (cc, cd) or a cut (sc).
 
     Parameters
@@ -154,12 +155,18 @@ def round_solution(problem, x, *, method="auto", n_tries=20, seed=None, compare=
         to where the local search ends).
     refine_time_limit : float or None
         Seconds after which the refinement stops early (between two sweeps).
+    time_limit : float or None
+        Seconds for the rounding and its refinement together. The tries get the first
+        half, shared evenly by the methods in turn (each method makes at least one try;
+        ``tries_run`` in the result says how many ran), the refinement what is left
+        (unless ``refine_time_limit`` is given). Which tries fit depends on the machine,
+        so a limited run's answer may too; without a limit all ``n_tries`` run.
 
     Returns
     -------
     Rounding
         Fields ``kind, method, objective, labels, n_clusters, n_tries, seed,
-        per_method, refine, elapsed``; ``sc`` adds ``in_cut, cut_edges, side_sizes``
+        per_method, refine, elapsed`` (and ``tries_run`` with a ``time_limit``); ``sc`` adds ``in_cut, cut_edges, side_sizes``
         and ``cd`` adds ``n_repaired``. ``objective`` equals :func:`evaluate` of the
         answer (after refinement); ``refine["objective_before"]`` is the rounding's and
         ``per_method`` holds the roundings' own objectives.
@@ -227,6 +234,7 @@ def round_solution(problem, x, *, method="auto", n_tries=20, seed=None, compare=
     refine_candidates = check_budget("refine_candidates", refine_candidates, REFINE_CANDIDATES,
                                      low=1)
     entropy = seed_entropy(seed)
+    budget = _check_time_limit(time_limit)
     if "leiden" in methods + others:
         from .leiden import require_leiden
 
@@ -240,14 +248,23 @@ def round_solution(problem, x, *, method="auto", n_tries=20, seed=None, compare=
             out["per_method"].update(_round_cut(problem, x, others, entropy)["per_method"])
     else:
         keep = 1 if refine_method == "none" else refine_candidates
-        out, candidates = _round_clustering(problem, x, methods, n_tries, entropy, keep)
+        ends = None if budget is None else _try_deadlines(start, budget, len(methods + others))
+        out, candidates = _round_clustering(problem, x, methods, n_tries, entropy, keep,
+                                            ends and ends[:len(methods)])
         if others:
-            out["per_method"].update(
-                _round_clustering(problem, x, others, n_tries, entropy)[0]["per_method"])
+            more = _round_clustering(problem, x, others, n_tries, entropy, 1,
+                                     ends and ends[len(methods):])[0]
+            out["per_method"].update(more["per_method"])
+            if budget is not None:
+                out["tries_run"] += more["tries_run"]
         # fewer distinct tries than candidates (an integral x): the cheapest one again,
         # refined with other node orders
         candidates += [candidates[0]] * (keep - len(candidates))
     out.update(n_tries=n_tries, seed=entropy)
+    if budget is None:
+        out.pop("tries_run", None)
+    elif refine_time_limit is None:
+        refine_time_limit = max(start + budget - time.perf_counter(), 0.0)
     out = refine_rounding(problem, out, method=refine_method, seed=entropy,
                           time_limit=refine_time_limit,
                           candidates=None if kind == "sc" else candidates)
@@ -287,15 +304,43 @@ def _keep_best(cands, keep, value, method, labels, repaired):
     del cands[keep:]
 
 
-def _round_clustering(problem, x, methods, n_tries, entropy, keep=1):
-    """Best try of ``methods``; also the ``keep`` cheapest distinct tries (for refinement)."""
+def _check_time_limit(time_limit):
+    if time_limit is None:
+        return None
+    if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float, np.number)) \
+            or not np.isfinite(time_limit) or time_limit < 0:
+        raise InvalidParameterError(f"The 'time_limit' parameter of round_solution must be "
+                                    f"a number >= 0 or None. Got {time_limit!r} instead.")
+    return float(time_limit)
+
+
+#: Share of a rounding ``time_limit`` for the tries; the refinement gets the rest.
+TRIES_SHARE = 0.5
+
+
+def _try_deadlines(start, budget, n_methods):
+    """``time.perf_counter()`` values by which each method in turn ends its tries."""
+    step = TRIES_SHARE * budget / max(n_methods, 1)
+    return [start + step * (i + 1) for i in range(n_methods)]
+
+
+def _round_clustering(problem, x, methods, n_tries, entropy, keep=1, deadlines=None):
+    """Best try of ``methods``; also the ``keep`` cheapest distinct tries (for refinement).
+
+    With ``deadlines`` (one per method), a method makes no further try after its own
+    (at least one); ``tries_run`` counts the tries made.
+    """
     n = problem.n
     score = cc_cost if problem.kind == "cc" else cd_cost
     cands = []
     per_method = {}
-    for method in methods:
+    tries_run = 0
+    for i, method in enumerate(methods):
         stream, run = _runners(problem, x, method)
-        for order, kernel_seed in try_seeds(entropy, stream, n_tries, n):
+        for t, (order, kernel_seed) in enumerate(try_seeds(entropy, stream, n_tries, n)):
+            if t and deadlines and time.perf_counter() >= deadlines[i]:
+                break
+            tries_run += 1
             out = run(order, kernel_seed)
             labels, repaired = out if problem.kind == "cd" else (out, 0)
             value = score(problem, labels)
@@ -313,6 +358,7 @@ def _round_clustering(problem, x, methods, n_tries, entropy, keep=1):
     if problem.kind == "cd":
         result["n_repaired"] = repaired
     result["per_method"] = per_method
+    result["tries_run"] = tries_run
     return result, cands
 
 

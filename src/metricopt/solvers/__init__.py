@@ -20,7 +20,7 @@ from ..exceptions import (
     UnsupportedProblemError,
 )
 from ..result import STATUS_MESSAGES, SolveResult, Status
-from ._base import COMMON_OPTIONS, Solver
+from ._base import Solver
 
 __all__ = ["solve", "get_solver", "available_solvers", "registered_solvers", "choose_method",
            "applicable_options", "check_option_values", "solver_option_names", "Solver",
@@ -93,7 +93,9 @@ def choose_method(problem, *, max_memory=None):
 
     Rules, in order: a problem given by its rows (the open-wedge relaxation) goes to
     ``highs``, which adds them all at once, unless they number more than
-    :data:`LAZY_ROWS_PER_PAIR` per pair they touch (then ``highs-lazy``); small LPs (at most :data:`EXACT_ROW_LIMIT` constraint rows) and tiny
+    :data:`LAZY_ROWS_PER_PAIR` per pair they touch (then ``highs-lazy``); small LPs (at
+    most :data:`EXACT_ROW_LIMIT` constraint rows; a MET(G) problem counts the rows of
+    its embedding in K_n, which ``highs`` solves, so up to 34 nodes) and tiny
     QPs go to the exact ``highs`` backend when its memory estimate fits; MET(G) problems
     (cycle inequalities) go to ``project-forget``, whose memory is linear in the edges;
     unit-weight correlation clustering too large for dykstra's dense triangle duals goes
@@ -127,11 +129,18 @@ def choose_method(problem, *, max_memory=None):
         return "highs", (f"the open-wedge relaxation: its {n_rows:,} rows on {touched:,} pairs "
                          f"in one HiGHS model (about {format_bytes(need)})")
     ncons = problem.n_constraints
+    what = "constraints"
+    if ncons is None and problem.structure == "sparse":
+        # highs solves MET(G) as the same LP on K_n: as small as a dense one of that size
+        from ._lp_matrix import model_size
+
+        ncons = model_size(problem)["rows"]
+        what = f"triangle rows of MET(G) embedded in K_{problem.n}"
     small_qp = not problem.is_qp or problem.n <= EXACT_QP_NODES
     if ncons is not None and ncons <= EXACT_ROW_LIMIT and small_qp:
         need = get_solver("highs").estimate_memory(problem)
         if need is not None and need <= budget:
-            return "highs", (f"{ncons} constraints: small enough for the exact LP "
+            return "highs", (f"{ncons} {what}: small enough for the exact LP "
                              f"(about {format_bytes(need)})")
     if problem.structure == "sparse":
         return "project-forget", ("cycle inequalities of MET(G): shortest-path separation with "
@@ -350,28 +359,62 @@ def solve(problem, method=None, *, callback=None, warm_up=True, **options):
     res["options"] = merged
     if reason is not None:
         res["auto_reason"] = reason
-    if res.get("lower_bound") is not None and res.get("fun") is not None:
-        from ._core import GAP_FLOOR, lp_gap, objective_scale
-
-        res["gap"] = lp_gap(res["fun"], res["lower_bound"], GAP_FLOOR * objective_scale(problem))
+    _settle_result(res, problem)
     _hold_to_contract(res)
     _note_overrun(res, options.get("time_limit"), elapsed)
     return res
 
 
+def _settle_result(res, problem):
+    """The reported bound, gap and LP ratio, decided once for every backend: the bound
+    settled by :func:`._settle.settle_bound` (raised to the objective's floor, lowered
+    to ``fun`` within round-off; a note in ``bound_details["settled"]`` and
+    ``bound_settled``), then the certified gap and ``lp_approx_ratio`` of that bound;
+    ``certificate_stopped`` when the certificate ended at the time limit's allowance."""
+    from ._core import GAP_FLOOR, lp_gap, objective_scale
+    from ._settle import settle_bound
+
+    fun, bound = res.get("fun"), res.get("lower_bound")
+    details = res.get("bound_details")
+    details = details if isinstance(details, dict) else {}
+    if details.get("theorem5_stopped"):
+        res["certificate_stopped"] = True  # at the time limit's allowance (a report scalar)
+    if bound is None:
+        return
+    scale = objective_scale(problem)
+    settled, note = settle_bound(problem, fun, bound, scale)
+    if note is not None:
+        res["lower_bound"] = settled
+        res["bound_details"] = {**details, "settled": note}
+        res["bound_settled"] = note
+        if "lp_approx_ratio" in res:
+            res["lp_approx_ratio"] = (float(fun) / settled
+                                      if fun is not None and settled > 0 else None)
+    if fun is not None:
+        res["gap"] = lp_gap(fun, settled, GAP_FLOOR * scale)
+
+
 OVERRUN_ALLOWANCE = 1.0
-"""Seconds a run may end past its ``time_limit`` without a note: limits are checked
-between passes, and a pass or certificate in progress is finished."""
+"""Seconds a run may end past its ``time_limit`` without a note, at least (10 % of the
+limit for longer ones, :func:`finish_allowance`): limits are checked between passes,
+and the final certificate and measurement are done within it."""
+
+
+def finish_allowance(time_limit):
+    """Seconds after ``time_limit`` by which a run has certified its answer:
+    ``max(OVERRUN_ALLOWANCE, 0.1 * time_limit)``. The iterative backends end their
+    certificate's search there (a weaker bound, still certified)."""
+    return max(OVERRUN_ALLOWANCE, 0.1 * float(time_limit))
 
 
 def _note_overrun(res, time_limit, elapsed):
-    """Say in the result when a run ended more than :data:`OVERRUN_ALLOWANCE` seconds
+    """Say in the result when a run ended more than :func:`finish_allowance` seconds
     past ``time_limit`` (``time_overrun``, seconds, and a note in the message)."""
     if time_limit is None:
         return
     over = float(elapsed) - float(time_limit)
     res["time_overrun"] = max(over, 0.0)
-    if over > OVERRUN_ALLOWANCE:
+    if over > finish_allowance(time_limit):
         res["message"] = (f"{res.get('message', '')} (ended {over:.1f} s past the time limit "
                           f"of {float(time_limit):g} s: a pass, an external solver call or "
                           f"the certificate in progress was finished)")

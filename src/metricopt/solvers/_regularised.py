@@ -151,6 +151,11 @@ def objectives(st, bz, x=None, f=None):
     return primal, dual, neg_bty
 
 
-def rel_gap(primal, dual):
-    """``|P - D| / max(|P|, |D|)``: the QP's relative gap (V §5.3)."""
-    return abs(primal - dual) / max(abs(primal), abs(dual), 1e-300)
+def rel_gap(primal, dual, floor=0.0):
+    """``|P - D| / max(|P|, |D|, floor)``: the QP's relative gap (V §5.3).
+
+    ``floor`` (the LP gap's, :data:`._core.GAP_FLOOR` times the objective's scale) keeps
+    a QP whose values are round-off next to that scale (an LP optimum of 0: ``P`` and
+    ``D`` about 1e-12, apart by 1e-16) from never counting as converged.
+    """
+    return abs(primal - dual) / max(abs(primal), abs(dual), floor, 1e-300)

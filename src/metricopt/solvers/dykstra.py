@@ -52,6 +52,7 @@ References
        Hildreth iterates)
 """
 
+import time
 import warnings
 
 import numpy as np
@@ -641,6 +642,7 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
            optimization for graph clustering algorithms. SIAM J. Math. Data Sci. 1(2),
            333-355. https://doi.org/10.1137/18M1217152
     """
+    entered = time.perf_counter()
     _check_option_values(tol=tol, gap_tol=gap_tol, max_iter=max_iter, time_limit=time_limit,
                          check_every=check_every, threads=threads, gamma=gamma, lam=lam,
                          checkpoint_every=checkpoint_every, polish=polish,
@@ -755,6 +757,9 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
         save=None if checkpoint is None else
         (lambda: _write_checkpoint(checkpoint, st, counters, options, problem, digest)))
     stage_start = loop.it
+    final = None  # the certificates end by the time limit's allowance
+    # the time limit counts the setup too
+    counters["seconds"] = float(counters["seconds"]) + (time.perf_counter() - entered)
     # l1 objectives (cc, mn with p = 1): the QP at gamma = 1 is far from the LP (lesmis 9.5%
     # above it), so the polish is tried early; linear ones (cd: 3.8e-6 certified at the
     # end of the stage on Vassar85, where an early polish took 90 s) wait for the stage
@@ -762,6 +767,10 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
     lp_stage = LPStage(problem, tol=tol, gap_tol=gap_tol, polish=polish,
                        gamma_growth=gamma_growth, threads=want, max_memory=max_memory)
     with loop:
+        if time_limit is not None:
+            from . import finish_allowance
+
+            final = loop.deadline + 0.75 * finish_allowance(time_limit)  # as project-forget
         while loop.next():
             it = loop.it
             # a Ctrl-C takes effect between two iterations, so that x, the duals and the
@@ -769,7 +778,7 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
             with loop.iteration():
                 bz, nnz, vest, smax = _one_pass(st, order, block, bufs, interleave)
                 primal, dual, neg_bty = _regularised.objectives(st, bz)
-                gap = _regularised.rel_gap(primal, dual)
+                gap = _regularised.rel_gap(primal, dual, lp_stage.floor)
                 mem = _dual_bytes(st, bufs)
                 if not np.isfinite(primal) or not np.isfinite(dual):
                     loop.stop(Status.NUMERICAL, "non-finite objective")
@@ -806,7 +815,8 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
                 elif stage_done:
                     x_cand = _packed(st) if x_out is None else x_out
                     done, next_gamma = lp_stage.finish(
-                        x_cand, lambda: _certify(problem, st, _packed(st), dual, neg_bty),
+                        x_cand, lambda: _certify(problem, st, _packed(st), dual, neg_bty,
+                                                 final),
                         lambda: _active_rows(problem, st, order, block), loop.deadline,
                         st["gamma"])
                     lp_gap_now = lp_stage.gap(problem.objective_value(lp_stage.x))
@@ -873,7 +883,7 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
     if status not in (Status.OPTIMAL, Status.INTERRUPTED) and np.isfinite(dual):
         # an interrupted run keeps the bounds certified so far and ends at once (a
         # certificate scans every triplet several times: seconds at a few hundred nodes)
-        lp_stage.offer_bound(*_certify(problem, st, x_full, dual, neg_bty))
+        lp_stage.offer_bound(*_certify(problem, st, x_full, dual, neg_bty, final))
     lb = lp_stage.best_bound
     out.update(lp_stage.summary())
     out.update(lower_bound=lb, bound_details=lp_stage.best_details, polish=lp_stage.polishes,
@@ -982,7 +992,7 @@ def _qp_primal_of_packed(st, xr):
     return lin + quad / (2 * g)
 
 
-def _certify(problem, st, x_full, dual, neg_bty):
+def _certify(problem, st, x_full, dual, neg_bty, deadline=None):
     """Certified lower bound on the LP optimum at the current iterate
     (:func:`metricopt.bounds.certify`, from the same full-precision pair ``(x, y)``).
 
@@ -996,7 +1006,7 @@ def _certify(problem, st, x_full, dual, neg_bty):
     f = None if st["f"] is None else _packed(st, st["f"])
     return certify(problem, RegularisedIterate(
         x_full, f, _packed(st, st["w"]), st["gamma"], dual, neg_bty, st.get("lam"),
-        st["raised"]))
+        st["raised"]), deadline=deadline)
 
 
 class DykstraSolver(Solver):

@@ -15,7 +15,7 @@ import numpy as np
 
 from .._memory import available_memory, check_memory
 from .._stdout import native_stdout_to_stderr
-from ..exceptions import InvalidParameterError, MemoryLimitError
+from ..exceptions import MemoryLimitError
 from ..problems._pairs import n_pairs
 from ..result import Status
 from ._base import Solver
@@ -868,7 +868,6 @@ class HighsLazySolver(Solver):
             Each record's ``primal`` is the round's HiGHS objective and ``dual`` its
             certified bound.
         """
-        from . import _lp_matrix as lpm
 
         opts = _check_options("highs-lazy", tol=tol, time_limit=time_limit, max_iter=max_iter,
                               threads=threads, max_memory=max_memory, verbose=verbose, seed=seed,

@@ -61,7 +61,7 @@ import warnings
 import numpy as np
 
 from .._memory import check_memory
-from ..exceptions import ConvergenceWarning, InputError, InvalidParameterError, \
+from ..exceptions import ConvergenceWarning, InvalidParameterError, \
     UnsupportedProblemError
 from ..result import Status
 from ._base import Solver
