@@ -74,8 +74,9 @@ def run_workers(work, shares, threads=None):
     """
     shares = int(shares)
     results = [None] * shares
-    use = min(shares, thread_count(threads))
-    if use <= 1 or getattr(_LOCAL, "in_pool", False):
+    nested = getattr(_LOCAL, "in_pool", False)
+    use = 1 if nested else min(shares, thread_count(threads))
+    if use <= 1:
         for t in range(shares):
             results[t] = work(t)
         return results
