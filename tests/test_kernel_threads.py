@@ -145,7 +145,7 @@ def test_run_workers_finishes_every_started_share_before_raising():
 
     def work(t):
         if t == 0:
-            gate.wait(5)
+            gate.wait(60)
             raise ValueError("share 0")
         done.append(t)
         gate.set()
@@ -409,3 +409,53 @@ def test_streamed_shares_match_reference():
             assert all(np.array_equal(a, b) for a, b in zip(got, (total, absolute, magnitude)))
             assert np.array_equal(K.cc_largest_ratio(x, f, w0, d, wr, gamma, xl, xu, chunk,
                                                      threads=threads), best)
+
+
+# ------------------------------------------------------------------ runs after the first
+_COMPILED = r"""
+import json, sys
+from numba.core import event
+import metricopt.pipeline as P
+
+compiled = []
+
+
+class Listener(event.Listener):
+    def on_start(self, ev):
+        f = ev.data["dispatcher"].py_func
+        if f.__module__.startswith("metricopt"):
+            compiled.append(f"{f.__module__}.{f.__qualname__}")
+
+    def on_end(self, ev):
+        pass
+
+
+graph, method = sys.argv[1], sys.argv[2]
+with event.install_listener("numba:compile", Listener()):
+    P.run(graph, "cc", method=method, solver_options=dict(max_iter=3))
+print(json.dumps(sorted(set(compiled))))
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("method,signed", [("project-forget", False), ("project-forget", True),
+                                           ("dykstra", False), ("lighttouch", False),
+                                           ("highs-lazy", False)])
+def test_second_run_compiles_nothing(tmp_path, method, signed):
+    # numba caches every kernel on disk: a second process (a second run of the same
+    # backend) loads them all and compiles none
+    import json
+    import os
+    import subprocess
+    import sys
+
+    graph = "karate"
+    if signed:
+        graph = str(tmp_path / "signed.txt")
+        Path(graph).write_text("1 2 1\n2 3 1\n1 3 -1\n3 4 1\n4 5 -1\n5 1 1\n")
+    env = dict(os.environ, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    runs = [subprocess.run([sys.executable, "-c", _COMPILED, graph, method], env=env,
+                           capture_output=True, text=True, check=True) for _ in range(2)]
+    first, second = (json.loads(r.stdout.strip().splitlines()[-1]) for r in runs)
+    assert first, "the first run should have compiled the kernels"
+    assert second == []
