@@ -459,3 +459,17 @@ def test_second_run_compiles_nothing(tmp_path, method, signed):
     first, second = (json.loads(r.stdout.strip().splitlines()[-1]) for r in runs)
     assert first, "the first run should have compiled the kernels"
     assert second == []
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs os.fork")
+def test_run_workers_in_a_forked_child():
+    import multiprocessing as mp
+
+    assert _threads.run_workers(lambda t: t, 4, threads=2) == [0, 1, 2, 3]  # pool exists
+    ctx = mp.get_context("fork")
+    with ctx.Pool(1) as pool:
+        assert pool.apply_async(_forked_run).get(timeout=120) == [0, 1, 4, 9]
+
+
+def _forked_run():
+    return _threads.run_workers(lambda t: t * t, 4, threads=2)

@@ -8,10 +8,12 @@ to ``threads`` threads. Which thread runs a share never changes what it writes, 
 results do not depend on the number of threads.
 
 The shares are handed out in order from a shared counter; the calling thread runs
-shares too. Threads come from one process-wide pool, created on first use.
+shares too. Threads come from one process-wide pool, created on first use (and
+forgotten in a forked child, where its threads do not exist).
 """
 
 import itertools
+import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -21,6 +23,16 @@ _LOCK = threading.Lock()
 _POOL = None
 _POOL_SIZE = 0
 _LOCAL = threading.local()
+
+
+def _forget_pool():
+    """In a forked child: the parent's pool threads do not exist there."""
+    global _LOCK, _POOL, _POOL_SIZE
+    _LOCK, _POOL, _POOL_SIZE = threading.Lock(), None, 0
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_pool)
 
 
 def thread_count(threads=None):
