@@ -28,7 +28,8 @@ fresh process per revision (alternating), after one untimed call: the dense full
 project-forget (``full_scan``, pruned and unpruned) and ``dense_max_violation`` on
 noisy Euclidean distances of ``n`` points (``bench_pruned_scan.py``), the signed path
 search (``search_cycles`` over all edges of ``generated_problem(N)`` at ``x`` = 1 on the
-negative edges, 0 on the positive ones: the first oracle call of a solve), and dykstra's
+negative edges, 0 on the positive ones: the first oracle call of a solve; and at uniform
+random ``x``, where the searches run long), and dykstra's
 parallel-order triangle pass (``triangle_pass_parallel``, passes 2-4 from ``x = d``).
 Each row checks that both revisions return the same output (digests).
 
@@ -174,12 +175,15 @@ if case.startswith("scan") or case == "maxviol":
         rows = D.scan_rows(n, 16, threads)
         sec, out = best(lambda: full_scan(x, n, 1e-3, rows, chunk=chunk))
         dig = digest(out[0]) + f" {out[1]!r}"
-elif case == "paths":
+elif case.startswith("paths"):
     from bench_signed_graphs import generated_problem
     from metricopt.solvers._cycle_search import CycleGraph, search_cycles
     prob = generated_problem(size)
     g = CycleGraph.from_problem(prob)
-    x = np.array(prob.target, dtype=np.float64)  # 1 on the negative edges, 0 on the others
+    if case == "paths":
+        x = np.array(prob.target, dtype=np.float64)  # 1 on the negative edges, 0 elsewhere
+    else:  # uniform values: long searches, many violated cycles
+        x = np.random.default_rng(0).random(prob.pairs.shape[0])
     sec, out = best(lambda: search_cycles(g, x, g.edges, 1e-3, threads, 1024))
     dig = digest(out[:2]) + f" {out[2]!r}"
 elif case == "dykstra":
@@ -229,13 +233,16 @@ def speed_run(src, case, size, args):
 
 
 def speed_table(trees, args):
-    cases = [("scan-unpruned", n) for n in map(int, args.scan_sizes.split(","))]
-    cases += [("scan-pruned", n) for n in map(int, args.scan_sizes.split(","))]
-    cases += [("maxviol", n) for n in map(int, args.scan_sizes.split(","))]
-    cases += [("paths", n) for n in map(int, args.path_sizes.split(","))]
-    cases += [("dykstra", n) for n in map(int, args.dykstra_sizes.split(","))]
+    def sizes(text):
+        return [int(v) for v in text.split(",") if v]
+
+    cases = [(c, n) for c in ("scan-unpruned", "scan-pruned", "maxviol")
+             for n in sizes(args.scan_sizes)]
+    cases += [(c, n) for c in ("paths", "paths-random") for n in sizes(args.path_sizes)]
+    cases += [("dykstra", n) for n in sizes(args.dykstra_sizes)]
     names = {"scan-unpruned": "dense full scan, unpruned", "scan-pruned": "dense full scan, pruned",
              "maxviol": "dense_max_violation", "paths": "signed path search (all edges)",
+             "paths-random": "signed path search, uniform x",
              "dykstra": "dykstra parallel pass"}
     (b_label, b_src), (a_label, a_src) = trees
     print(f"| kernel | n | {b_label} s | {a_label} s | {a_label} / {b_label} | same output |")

@@ -4,8 +4,9 @@ Nodes are cut into blocks of ``bsize``; block pair ``(I, K)``, ``I <= K``, owns 
 triplets ``i < j < k`` with ``i`` in ``I`` and ``k`` in ``K`` (Ruggles, Veldt & Gleich
 2020). All block pairs on one anti-diagonal ``I + K = d`` touch disjoint pairs, so they
 may run concurrently; the anti-diagonals run one after the other (one join of the
-threads of :func:`metricopt._threads.run_workers` each, ``2 n / bsize`` per pass). Each anti-diagonal's block pairs are split
-between two *logical workers* by a fixed longest-first rule, and each logical worker
+threads of :func:`metricopt._threads.run_workers` each, ``2 n / bsize`` per pass). Each
+anti-diagonal's block pairs are split between two *logical workers* by a fixed
+longest-first rule (:func:`diagonal_share` runs one worker's share), and each logical worker
 keeps one dual list in its own visiting order, so the result is the same on one thread
 (the workers' shares then run one after the other) as on two.
 
