@@ -34,7 +34,8 @@ LAYERS = (
     ("algorithms", ("solvers", "rounding", "bounds", "problems")),
     ("input and output", ("io",)),
     ("base", ("graph", "result", "exceptions", "_choices", "_config", "_memory", "_atomic",
-              "_version", "_docstrings", "_stdout", "_dask", "_signals")),
+              "_version", "_docstrings", "_stdout", "_dask", "_signals",
+              "_threads")),
 )
 
 #: Units whose modules still import one another in a cycle (the dispatcher of rounding and

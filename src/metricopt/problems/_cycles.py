@@ -23,7 +23,8 @@ import numba
 import numpy as np
 
 __all__ = ["edge_csr", "max_cycle_violation", "violated_cycles", "separate_edges",
-           "collect_cycles", "shortest_path_below", "sssp", "violated_cycles_reference"]
+           "separate_share", "collect_cycles", "shortest_path_below", "sssp",
+           "violated_cycles_reference"]
 
 
 def edge_csr(n, pairs):
@@ -285,9 +286,8 @@ def path_edges(pred, pairs, via, u, v, out, k):
 
 
 # ------------------------------------------------------------------ separation
-@numba.njit(parallel=True)
 def separate_edges(indptr, nbrs, eids, pairs, x, edges, pos, add_tol, accept, out_mem, out_off,
-                   out_viol, ncyc, nmem, worst):
+                   out_viol, ncyc, nmem, worst, threads=None):
     """Separation of MET(G) over a set of edges: one shortest-path cycle per violated edge.
 
     The edges ``edges`` are dealt to the ``T = pos.shape[0]`` workers round robin (worker
@@ -330,6 +330,9 @@ def separate_edges(indptr, nbrs, eids, pairs, x, edges, pos, add_tol, accept, ou
     worst : ndarray of shape (T,)
         Largest ``x_e - dist(a, b)`` (at least 0) per worker over its finished edges
         (updated): together, the exact largest cycle-inequality violation.
+    threads : int or None
+        Threads that run the workers (default: numba's thread count,
+        :func:`metricopt._threads.run_workers`); the outputs do not depend on it.
 
     Notes
     -----
@@ -337,56 +340,70 @@ def separate_edges(indptr, nbrs, eids, pairs, x, edges, pos, add_tol, accept, ou
     threshold, so the cycles written do not depend on ``worst`` (nor on ``T``): only
     which edges are searched to the end does.
     """
+    from .._threads import run_workers
+
+    run_workers(lambda t: separate_share(indptr, nbrs, eids, pairs, x, edges, pos, add_tol,
+                                         accept, out_mem, out_off, out_viol, ncyc, nmem, worst,
+                                         t), pos.shape[0], threads)
+
+
+@numba.njit(cache=True, nogil=True)
+def separate_share(indptr, nbrs, eids, pairs, x, edges, pos, add_tol, accept, out_mem, out_off,
+                   out_viol, ncyc, nmem, worst, t):
+    """Worker ``t``'s share of :func:`separate_edges`: its edges from ``pos[t]`` (every
+    ``T``-th, ``T = pos.shape[0]``) with its own search buffers, its output row and
+    ``pos[t]``, ``ncyc[t]``, ``nmem[t]``, ``worst[t]`` updated."""
     T = pos.shape[0]
     n = indptr.shape[0] - 1
     m2 = nbrs.shape[0]
     cap = out_mem.shape[1]
     ne = edges.shape[0]
-    for t in numba.prange(T):
-        dist, pred, done, heap_d, heap_v, touched = search_buffers(n, m2)
-        count = np.empty(0, dtype=np.int64)
-        i = pos[t]
-        nc = ncyc[t]
-        nm = nmem[t]
-        wmax = worst[t]
-        while i < ne:
-            e = edges[i]
-            xe = x[e]
-            thr = add_tol if add_tol < wmax else wmax
-            if xe - thr <= 0.0:
-                i += T
-                continue
-            mu, via, u, v, nt0, nt1 = shortest_path_below(
-                pairs[e, 0], pairs[e, 1], xe - thr, accept * xe, indptr, nbrs, eids, x, dist,
-                pred, done, heap_d, heap_v, touched)
-            fits = True
-            if via >= 0:
-                viol = xe - mu
-                if viol > wmax:
-                    wmax = viol
-                if viol > add_tol:
-                    need = path_edges(pred, pairs, via, u, v, count, 1)
-                    fits = nc + 1 <= cap and nm + need <= cap
-                    if fits:
-                        out_mem[t, nm] = e
-                        nm = path_edges(pred, pairs, via, u, v, out_mem[t], nm + 1)
-                        out_viol[t, nc] = viol
-                        nc += 1
-                        out_off[t, nc] = nm
-            reset_search(dist, done, touched, nt0, nt1)
-            if not fits:
-                break
+    dist, pred, done, heap_d, heap_v, touched = search_buffers(n, m2)
+    count = np.empty(0, dtype=np.int64)
+    i = pos[t]
+    nc = ncyc[t]
+    nm = nmem[t]
+    wmax = worst[t]
+    while i < ne:
+        e = edges[i]
+        xe = x[e]
+        thr = add_tol if add_tol < wmax else wmax
+        if xe - thr <= 0.0:
             i += T
-        pos[t] = i
-        ncyc[t] = nc
-        nmem[t] = nm
-        worst[t] = wmax
+            continue
+        mu, via, u, v, nt0, nt1 = shortest_path_below(
+            pairs[e, 0], pairs[e, 1], xe - thr, accept * xe, indptr, nbrs, eids, x, dist,
+            pred, done, heap_d, heap_v, touched)
+        fits = True
+        if via >= 0:
+            viol = xe - mu
+            if viol > wmax:
+                wmax = viol
+            if viol > add_tol:
+                need = path_edges(pred, pairs, via, u, v, count, 1)
+                fits = nc + 1 <= cap and nm + need <= cap
+                if fits:
+                    out_mem[t, nm] = e
+                    nm = path_edges(pred, pairs, via, u, v, out_mem[t], nm + 1)
+                    out_viol[t, nc] = viol
+                    nc += 1
+                    out_off[t, nc] = nm
+        reset_search(dist, done, touched, nt0, nt1)
+        if not fits:
+            break
+        i += T
+    pos[t] = i
+    ncyc[t] = nc
+    nmem[t] = nm
+    worst[t] = wmax
 
 
-#: :func:`separate_edges` without threads (``prange`` runs as ``range``): the same cycles,
-#: for callers that are threads themselves (a Dask worker's task pool). (Not cached
-#: beside the threaded one: the two would share one cache entry.)
-separate_edges_serial = numba.njit(cache=True)(separate_edges.py_func)
+def separate_edges_serial(indptr, nbrs, eids, pairs, x, edges, pos, add_tol, accept, out_mem,
+                          out_off, out_viol, ncyc, nmem, worst):
+    """:func:`separate_edges` on the calling thread only: the same cycles, for callers
+    that are threads themselves (a Dask worker's task pool)."""
+    separate_edges(indptr, nbrs, eids, pairs, x, edges, pos, add_tol, accept, out_mem, out_off,
+                   out_viol, ncyc, nmem, worst, threads=1)
 
 
 def collect_cycles(indptr, nbrs, eids, pairs, x, edges, add_tol, threads, cap, *,

@@ -8,9 +8,9 @@ puts the cycles in the canonical order of :func:`._cycle_search.canonical_cycles
 the answer is the one a local run finds. Projection and forgetting stay on the client:
 they touch the active list after every cycle and would pay a round trip each.
 
-Each task runs the serial kernel (:data:`metricopt.problems._cycles.separate_edges_serial`); the
-parallelism is the workers' task threads, so a worker with several threads never runs
-two threaded numba kernels at once.
+Each task runs the kernel on its own thread
+(:func:`metricopt.problems._cycles.separate_edges_serial`); the parallelism is the workers'
+task threads, so a worker with several threads never runs two threaded scans at once.
 """
 
 import time

@@ -1,11 +1,12 @@
-"""Two-worker conflict-free block schedule of the Dykstra triangle pass (numba ``prange``).
+"""Two-worker conflict-free block schedule of the Dykstra triangle pass (two threads).
 
 Nodes are cut into blocks of ``bsize``; block pair ``(I, K)``, ``I <= K``, owns the
 triplets ``i < j < k`` with ``i`` in ``I`` and ``k`` in ``K`` (Ruggles, Veldt & Gleich
 2020). All block pairs on one anti-diagonal ``I + K = d`` touch disjoint pairs, so they
-may run concurrently; the anti-diagonals run one after the other (one ``prange``
-barrier each, ``2 n / bsize`` per pass). Each anti-diagonal's block pairs are split
-between two *logical workers* by a fixed longest-first rule, and each logical worker
+may run concurrently; the anti-diagonals run one after the other (one join of the
+threads of :func:`metricopt._threads.run_workers` each, ``2 n / bsize`` per pass). Each
+anti-diagonal's block pairs are split between two *logical workers* by a fixed
+longest-first rule (:func:`diagonal_share` runs one worker's share), and each logical worker
 keeps one dual list in its own visiting order, so the result is the same on one thread
 (the workers' shares then run one after the other) as on two.
 
@@ -20,7 +21,7 @@ import numpy as np
 from ._layouts import packed_row_offsets
 from ._triangle_sparse import _BIG, _FM, _row
 
-__all__ = ["NWORKERS", "schedule", "triangle_pass_parallel"]
+__all__ = ["NWORKERS", "schedule", "diagonal_share", "triangle_pass_parallel"]
 
 #: logical workers of the schedule (fixed, so results do not depend on the thread count)
 NWORKERS = 2
@@ -114,30 +115,41 @@ def schedule(n, bsize):
     return blocks, start, work
 
 
-@numba.njit(fastmath=_FM, parallel=True)
-def _parallel_core(x, winv, r, n, bsize, blocks, start, work, d0, cur_pos, cur_val, ncur,
-                   nxt_pos, nxt_val, st, acc):
+@numba.njit(fastmath=_FM, cache=True, nogil=True)
+def diagonal_share(x, winv, r, n, bsize, blocks, start, d, w, cur_pos, cur_val, ncur, nxt_pos,
+                   nxt_val, st, acc):
+    """Logical worker ``w``'s share of anti-diagonal ``d`` (its block pairs in order, its
+    dual lists and its rows of ``st`` and ``acc`` updated)."""
+    for s in range(start[d, w], start[d, w + 1]):
+        bi = blocks[s, 0]
+        klo = blocks[s, 1] * bsize
+        khi = min(n, klo + bsize)
+        for i in range(bi * bsize, min(n, (bi + 1) * bsize)):
+            _unit(x, winv, r, i, i + 1, khi, klo, khi, cur_pos[w], cur_val[w], ncur[w],
+                  nxt_pos[w], nxt_val[w], st[w], acc[w])
+
+
+def _diagonals(x, winv, r, n, bsize, blocks, start, work, d0, cur_pos, cur_val, ncur, nxt_pos,
+               nxt_val, st, acc, threads=None):
     """Anti-diagonals ``d = d0, d0+1, ...`` until done (returns their number) or until a
     worker's share of the next one might not fit into its row of ``nxt_pos`` (returns
-    that ``d``)."""
+    that ``d``). The two shares of a diagonal run at the same time
+    (:func:`metricopt._threads.run_workers`), one diagonal after the other."""
+    from .._threads import run_workers
+
     cap = nxt_pos.shape[1]
     nd = start.shape[0]
     for d in range(d0, nd):
         if st[0, 1] + 3 * work[d, 0] > cap or st[1, 1] + 3 * work[d, 1] > cap:
             return d
-        for w in numba.prange(NWORKERS):
-            for s in range(start[d, w], start[d, w + 1]):
-                bi = blocks[s, 0]
-                klo = blocks[s, 1] * bsize
-                khi = min(n, klo + bsize)
-                for i in range(bi * bsize, min(n, (bi + 1) * bsize)):
-                    _unit(x, winv, r, i, i + 1, khi, klo, khi, cur_pos[w], cur_val[w], ncur[w],
-                          nxt_pos[w], nxt_val[w], st[w], acc[w])
+        run_workers(lambda w: diagonal_share(x, winv, r, n, bsize, blocks, start, d, w,
+                                             cur_pos, cur_val, ncur, nxt_pos, nxt_val, st,
+                                             acc), NWORKERS, threads)
     return nd
 
 
 def triangle_pass_parallel(x, winv, n, bsize, cur_pos, cur_val, ncur, nxt_pos, nxt_val,
-                           sched=None):
+                           sched=None, threads=None):
     """One pass over all triangle constraints in the two-worker schedule (packed layout).
 
     Parameters
@@ -154,6 +166,8 @@ def triangle_pass_parallel(x, winv, n, bsize, cur_pos, cur_val, ncur, nxt_pos, n
         anti-diagonals, never inside the hot loop).
     sched : tuple or None
         ``schedule(n, bsize)``, computed when not given.
+    threads : int or None
+        Threads (default: numba's thread count); the result does not depend on it.
 
     Returns
     -------
@@ -168,8 +182,8 @@ def triangle_pass_parallel(x, winv, n, bsize, cur_pos, cur_val, ncur, nxt_pos, n
     acc = np.zeros((NWORKERS, 2))
     d = 0
     while True:
-        d = _parallel_core(x, winv, r, n, bsize, blocks, start, work, d, cur_pos, cur_val, ncur,
-                           nxt_pos, nxt_val, st, acc)
+        d = _diagonals(x, winv, r, n, bsize, blocks, start, work, d, cur_pos, cur_val, ncur,
+                       nxt_pos, nxt_val, st, acc, threads)
         if d >= start.shape[0]:
             break
         cap = max(2 * nxt_pos.shape[1], int(st[:, 1].max()) + 3 * int(work[d].max()) + 1024)

@@ -55,7 +55,8 @@ from ._layouts import diagonal_offsets
 __all__ = ["MAX_POSITION", "BYTES_PER_CONSTRAINT", "diagonal_offsets", "scan_rows",
            "dense_detect", "support_layout", "support_detect", "dense_merge",
            "dense_project", "dense_forget", "localise", "globalise", "dense_max_violation",
-           "CHUNK", "chunk_offsets", "chunk_extremes", "max_violation_stretches"]
+           "CHUNK", "chunk_offsets", "chunk_extremes", "max_violation_stretches",
+           "detect_share", "max_violation_share"]
 
 _FM = set(_config.FASTMATH)
 #: positions (diagonal layout) must stay below this bound (two bits hold the side)
@@ -315,9 +316,8 @@ def _stretch_emit(x, a0, b0, c0, q0, q1, add_tol, out_a, out_b, out_c, t, k):
     return k
 
 
-@numba.njit(parallel=True, fastmath=_FM, boundscheck=False)
 def dense_detect(x, off, n, block, add_tol, row_sb, row_s2, starts, pos, out_a, out_b, out_c,
-                 count, worst, chunk_min, chunk_max, chunk):
+                 count, worst, chunk_min, chunk_max, chunk, threads=None):
     """Separation oracle of ``K_n`` (read only): every triangle inequality violated by
     more than ``add_tol``, and the exact largest violation.
 
@@ -359,89 +359,103 @@ def dense_detect(x, off, n, block, add_tol, row_sb, row_s2, starts, pos, out_a, 
         ``chunk_extremes(x, n, chunk)`` (may be empty when ``chunk = 0``).
     chunk : int
         Chunk length of the extremes; ``0``: no pruning.
+    threads : int or None
+        Threads that run the workers (default: numba's thread count,
+        :func:`metricopt._threads.run_workers`); the outputs do not depend on it.
 
     Returns
     -------
     skipped, stretches : int
         Stretches skipped and stretches met by this call (both 0 without pruning).
     """
+    from .._threads import run_workers
+
     T = pos.shape[0]
-    cap = out_a.shape[1]
-    prune = chunk > 0
     L = max(chunk, 1)
     coff = chunk_offsets(n, L)
-    margin = _bound_margin(chunk_min, chunk_max) if prune else 0.0
-    n_skip = np.zeros(T, dtype=np.int64)
-    n_met = np.zeros(T, dtype=np.int64)
-    for t in numba.prange(T):
-        r = pos[t]
-        k = count[t]
-        wmax = worst[t]
-        end = starts[t + 1]
-        skip = 0
-        met = 0
-        flags = np.empty((n + L - 1) // L if prune else 0, dtype=np.uint8)
-        wait = 0  # lines left to scan without bounds, and the next such pause
-        pause = 1
-        while r < end:
-            sb = row_sb[r]
-            s2 = row_s2[r]
-            top = min(sb + block, n - s2)
-            need = 0
-            for s1 in range(sb, top):
-                need += 3 * (n - s1 - s2)
-            if k + need > cap:
-                break
-            cq = sb // L  # s1 = cq L + cr, kept without divisions along the row
-            cr = sb - cq * L
-            for s1 in range(sb, top):
-                a0 = off[s1]
-                b0 = off[s1 + s2]
-                c0 = off[s2] + s1
-                length = n - s1 - s2
-                if not prune:
-                    rw = _stretch_max(x, a0, b0, c0, 0, length, 0.0)
-                    wmax = max(wmax, rw)
-                    if rw > add_tol:
-                        k = _stretch_emit(x, a0, b0, c0, 0, length, add_tol, out_a, out_b,
-                                          out_c, t, k)
-                    continue
-                # skip the stretches that can neither emit nor raise wmax; scan each run
-                # of the others in one pass (the whole line when there is no skip)
-                few, nst, cq, cr, wait, pause = _mark_line(
-                    chunk_min, chunk_max, coff, s1, s2, cq, cr, L, margin,
-                    min(add_tol, wmax), flags, wait, pause)
-                met += nst
-                skip += few
-                if few == nst:
-                    continue
-                if few == 0:
-                    rw = _stretch_max(x, a0, b0, c0, 0, length, 0.0)
-                else:
-                    rw = _runs_max(x, a0, b0, c0, flags, nst, L, length, 0.0)
+    margin = _bound_margin(chunk_min, chunk_max) if chunk > 0 else 0.0
+    done = run_workers(lambda t: detect_share(
+        x, off, coff, n, block, add_tol, margin, row_sb, row_s2, starts, pos, out_a, out_b,
+        out_c, count, worst, chunk_min, chunk_max, chunk, t), T, threads)
+    return sum(d[0] for d in done), sum(d[1] for d in done)
+
+
+@numba.njit(fastmath=_FM, boundscheck=False, cache=True, nogil=True)
+def detect_share(x, off, coff, n, block, add_tol, margin, row_sb, row_s2, starts, pos, out_a,
+                 out_b, out_c, count, worst, chunk_min, chunk_max, chunk, t):
+    """Worker ``t``'s share of :func:`dense_detect` (its rows from ``pos[t]``, its output
+    row, ``pos[t]``, ``count[t]`` and ``worst[t]`` updated), with ``coff =
+    chunk_offsets(n, max(chunk, 1))`` and ``margin = _bound_margin(chunk_min, chunk_max)``
+    (0 without pruning); returns ``(skipped, stretches)`` of this call."""
+    prune = chunk > 0
+    L = max(chunk, 1)
+    r = pos[t]
+    k = count[t]
+    wmax = worst[t]
+    end = starts[t + 1]
+    skip = 0
+    met = 0
+    flags = np.empty((n + L - 1) // L if prune else 0, dtype=np.uint8)
+    wait = 0  # lines left to scan without bounds, and the next such pause
+    pause = 1
+    cap = out_a.shape[1]
+    while r < end:
+        sb = row_sb[r]
+        s2 = row_s2[r]
+        top = min(sb + block, n - s2)
+        need = 0
+        for s1 in range(sb, top):
+            need += 3 * (n - s1 - s2)
+        if k + need > cap:
+            break
+        cq = sb // L  # s1 = cq L + cr, kept without divisions along the row
+        cr = sb - cq * L
+        for s1 in range(sb, top):
+            a0 = off[s1]
+            b0 = off[s1 + s2]
+            c0 = off[s2] + s1
+            length = n - s1 - s2
+            if not prune:
+                rw = _stretch_max(x, a0, b0, c0, 0, length, 0.0)
                 wmax = max(wmax, rw)
-                if rw <= add_tol:
+                if rw > add_tol:
+                    k = _stretch_emit(x, a0, b0, c0, 0, length, add_tol, out_a, out_b,
+                                      out_c, t, k)
+                continue
+            # skip the stretches that can neither emit nor raise wmax; scan each run
+            # of the others in one pass (the whole line when there is no skip)
+            few, nst, cq, cr, wait, pause = _mark_line(
+                chunk_min, chunk_max, coff, s1, s2, cq, cr, L, margin,
+                min(add_tol, wmax), flags, wait, pause)
+            met += nst
+            skip += few
+            if few == nst:
+                continue
+            if few == 0:
+                rw = _stretch_max(x, a0, b0, c0, 0, length, 0.0)
+            else:
+                rw = _runs_max(x, a0, b0, c0, flags, nst, L, length, 0.0)
+            wmax = max(wmax, rw)
+            if rw <= add_tol:
+                continue
+            if few == 0:
+                k = _stretch_emit(x, a0, b0, c0, 0, length, add_tol, out_a, out_b, out_c,
+                                  t, k)
+                continue
+            j = 0  # a flagged stretch (bound <= add_tol) cannot emit
+            while j < nst:
+                if flags[j]:
+                    j += 1
                     continue
-                if few == 0:
-                    k = _stretch_emit(x, a0, b0, c0, 0, length, add_tol, out_a, out_b, out_c,
-                                      t, k)
-                    continue
-                j = 0  # a flagged stretch (bound <= add_tol) cannot emit
-                while j < nst:
-                    if flags[j]:
-                        j += 1
-                        continue
-                    j1 = _run_end(flags, j, nst)
-                    k = _stretch_emit(x, a0, b0, c0, j * L, min(j1 * L, length), add_tol,
-                                      out_a, out_b, out_c, t, k)
-                    j = j1
-            r += 1
-        pos[t] = r
-        count[t] = k
-        worst[t] = wmax
-        n_skip[t] = skip
-        n_met[t] = met
-    return n_skip.sum(), n_met.sum()
+                j1 = _run_end(flags, j, nst)
+                k = _stretch_emit(x, a0, b0, c0, j * L, min(j1 * L, length), add_tol,
+                                  out_a, out_b, out_c, t, k)
+                j = j1
+        r += 1
+    pos[t] = r
+    count[t] = k
+    worst[t] = wmax
+    return skip, met
 
 
 @numba.njit(inline="always")
@@ -767,9 +781,33 @@ def _max_violation_row(x, off, n, s2, chunk_min, chunk_max, coff, chunk, margin)
     return worst, skip, met
 
 
-@numba.njit(parallel=True, cache=True)
-def max_violation_stretches(x, n, chunk=CHUNK):
-    """:func:`dense_max_violation` and its stretches ``(worst, skipped, met)``."""
+@numba.njit(fastmath=_FM, cache=True, boundscheck=False, nogil=True)
+def max_violation_share(x, off, n, chunk_min, chunk_max, coff, chunk, margin, t, T):
+    """Worker ``t`` of ``T``'s share of :func:`max_violation_stretches`: the rows
+    ``s2 = 1 + t, 1 + t + T, ...`` (:func:`_max_violation_row`); returns their largest
+    violation (at least 0) and stretches ``(skipped, met)``."""
+    worst = 0.0
+    skip = 0
+    met = 0
+    for s2 in range(1 + t, n - 1, T):
+        w, s, m = _max_violation_row(x, off, n, s2, chunk_min, chunk_max, coff, chunk, margin)
+        worst = max(worst, w)
+        skip += s
+        met += m
+    return worst, skip, met
+
+
+def max_violation_stretches(x, n, chunk=CHUNK, threads=None):
+    """:func:`dense_max_violation` and its stretches ``(worst, skipped, met)``.
+
+    The rows ``s2`` are dealt round robin to one worker per thread
+    (:func:`max_violation_share`, :func:`metricopt._threads.run_workers`); each row is
+    scanned on its own, so the result does not depend on the number of threads.
+    """
+    from .._threads import run_workers, thread_count
+
+    n = int(n)
+    chunk = int(chunk)
     off = diagonal_offsets(n)
     L = max(chunk, 1)
     coff = chunk_offsets(n, L)
@@ -778,22 +816,20 @@ def max_violation_stretches(x, n, chunk=CHUNK):
     else:
         lo, hi = np.empty(0), np.empty(0)
     margin = _bound_margin(lo, hi)
-    out = np.zeros(max(n, 1))
-    skip = np.zeros(max(n, 1), dtype=np.int64)
-    met = np.zeros(max(n, 1), dtype=np.int64)
-    for s2 in numba.prange(1, n - 1):
-        out[s2], skip[s2], met[s2] = _max_violation_row(x, off, n, s2, lo, hi, coff, chunk,
-                                                        margin)
-    return max(out.max(), 0.0), skip.sum(), met.sum()
+    T = max(1, min(thread_count(threads), n - 2))
+    done = run_workers(lambda t: max_violation_share(x, off, n, lo, hi, coff, chunk, margin,
+                                                     t, T), T, threads)
+    return (max(max(d[0] for d in done), 0.0), sum(int(d[1]) for d in done),
+            sum(int(d[2]) for d in done))
 
 
-@numba.njit(cache=True)
-def dense_max_violation(x, n, chunk=CHUNK):
+def dense_max_violation(x, n, chunk=CHUNK, threads=None):
     """Largest triangle-inequality violation of ``x`` (diagonal layout), read only.
 
-    Rows ``s2`` are split over the threads; the result does not depend on their number.
+    Rows ``s2`` are split over ``threads`` threads (default: numba's thread count); the
+    result does not depend on their number.
     Stretches of ``chunk`` triplets that cannot exceed their row's largest violation
     so far are skipped (:func:`chunk_extremes`; ``chunk = 0``: the unpruned scan, same
     result bit for bit).
     """
-    return max_violation_stretches(x, n, chunk)[0]
+    return max_violation_stretches(x, n, chunk, threads)[0]

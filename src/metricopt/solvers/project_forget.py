@@ -499,8 +499,8 @@ class _DenseOracle:
 
 
 #: A full scan asked to ``stop`` runs in parts of about this many triplets per worker
-#: (0.7 s unpruned at SCAN_NS_PER_TRIPLET; each part is a parallel launch, which a
-#: loaded machine can delay by a scheduler slice, so parts are sized by work).
+#: (0.7 s unpruned at SCAN_NS_PER_TRIPLET; each part starts and joins the scan's threads,
+#: which a loaded machine can delay by a scheduler slice, so parts are sized by work).
 SCAN_PART_TRIPLETS = 250_000_000
 
 
