@@ -139,3 +139,10 @@ def _support_kernels():
     none = np.empty(0, dtype=np.int32)
     support_detect(x, off, n, 0.0, indptr, indices, values, empty_i, 1.0, none, none, none)
     visit_keys(none, none, none, off, n, 16)
+    # the exact violation of a stopped run's answer, and the active rows handed to the
+    # polish in problem order
+    from ._layouts import diagonal_positions_to_packed
+    from ._pf_dense import dense_max_violation
+
+    dense_max_violation(x, n)
+    diagonal_positions_to_packed(np.zeros(1, dtype=np.int64), n)
