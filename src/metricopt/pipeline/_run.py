@@ -191,9 +191,9 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
                 solver_options = applicable_options(solver, solver_options,
                                                     chosen_by_auto=reason is not None)
                 stage("solve", {"method": name, "auto_reason": reason})
-                stage("compile", {"method": name})
                 accepts = "callback" in solver.default_options()
                 try:
+                    stage("compile", {"method": name})  # a signal from here on: a report
                     result = solve(problem, name, callback=callback if accepts else None,
                                    **solver_options)
                 except Exception as exc:
