@@ -223,3 +223,17 @@ def test_a_report_with_lp_value_below_the_bound_says_why():
                                [], None, {})
     assert any("below the certified lower bound" in w and "3e-05" in w
                for w in report["warnings"]), report["warnings"]
+
+
+def test_same_command_without_a_seed_gives_the_same_clusters(tmp_path):
+    """No seed given: the rounding's seed is 0 (recorded), not fresh entropy, so a second
+    run of the same command writes the same clusters.csv."""
+    runs = []
+    for name in ("a", "b"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            pipeline.run("karate", "cc", method="highs", out=tmp_path / name)
+        report = json.loads((tmp_path / name / "report.json").read_text())
+        runs.append((report["rounding"]["seed"], (tmp_path / name / "clusters.csv").read_bytes()))
+    assert runs[0][0] == 0
+    assert runs[0] == runs[1]

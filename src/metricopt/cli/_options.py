@@ -244,8 +244,8 @@ def solver_options(fn, *, with_method=True):
         click.option("--threads", type=click.IntRange(min=1, max=4096), default=None,
                      help="Threads the backend may use."),
         click.option("--seed", type=click.IntRange(min=0, max=MAX_SEED), default=None,
-                     help="Random seed, 0 to 2**63 - 1 (backend and rounding); the report "
-                          "records the seed used."),
+                     help="Random seed, 0 to 2**63 - 1 (backend and rounding; default 0, so "
+                          "the same command gives the same answer); the report records it."),
         click.option("--max-memory", type=ByteSize(), default=None,
                      help="Memory allowance, e.g. 8G or 512M (default: what is available)."),
         click.option("--checkpoint", type=click.Path(dir_okay=False), default=None,

@@ -5,7 +5,6 @@ progress goes to the ``callback`` and ``on_stage`` hooks.
 """
 
 import contextlib
-import secrets
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -113,8 +112,8 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
         Passed to :func:`metricopt.solve`; only the options given here reach the backend.
     rounding : dict or None
         Keys ``method`` (default ``"auto"``), ``n_tries`` (default 20), ``seed``
-        (default: the solver's ``seed`` option, else fresh entropy that the report
-        records), ``refine`` (default ``"auto"``) and ``time_limit`` (seconds for the
+        (default: the solver's ``seed`` option, else 0, so that the same call gives the
+        same clustering; the report records it), ``refine`` (default ``"auto"``) and ``time_limit`` (seconds for the
         rounding and its refinement; default: the solver's ``time_limit`` option, else
         none; see :func:`metricopt.rounding.round_solution`). With ``method="leiden"`` the answer is Leiden's clustering and the LP
         roundings of ``"auto"`` run too, for comparison (``per_method`` in the report).
@@ -424,8 +423,8 @@ def _rounding_options(rounding, solver_options):
         opts["time_limit"] = solver_options.get("time_limit")
     if opts.get("seed") is None:
         opts["seed"] = solver_options.get("seed")
-    if opts["seed"] is None:  # fresh, but recorded in the report (and fits an int64 column)
-        opts["seed"] = secrets.randbits(63)
+    if opts["seed"] is None:  # the same command gives the same clusters
+        opts["seed"] = 0
     return opts
 
 
