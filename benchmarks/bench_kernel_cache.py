@@ -157,7 +157,7 @@ def best(fn):
 
 if case.startswith("scan") or case == "maxviol":
     from metricopt.solvers import _pf_dense as D
-    from metricopt.solvers.project_forget import full_scan
+    from metricopt.solvers._pf_oracles import full_scan
     from metricopt.solvers._layouts import diagonal_offsets
     n = size
     rng = np.random.default_rng(0)

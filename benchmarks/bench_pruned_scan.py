@@ -40,7 +40,7 @@ DATA = "/work/shared/data"
 def _scan(x, n, add_tol, threads, chunk, block=16):
     """The full scan as the oracle runs it: ``(seconds, found, worst, skipped share)``."""
     from metricopt.solvers import _pf_dense as D
-    from metricopt.solvers.project_forget import full_scan
+    from metricopt.solvers._pf_oracles import full_scan
 
     t0 = time.perf_counter()
     found, worst, skipped, met, _ = full_scan(x, n, add_tol, D.scan_rows(n, block, threads),

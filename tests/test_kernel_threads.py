@@ -238,7 +238,7 @@ def test_detect_share_matches_reference(chunk, T):
 @pytest.mark.parametrize("threads", [1, 2, 3])
 def test_dense_detect_threads_give_the_shares_output(threads):
     from metricopt.solvers import _pf_dense as D
-    from metricopt.solvers.project_forget import full_scan
+    from metricopt.solvers._pf_oracles import full_scan
 
     n = 17
     x = _dense_x(n, 2)

@@ -123,7 +123,7 @@ def test_a_stage_grows_gamma_instead_of_polishing_when_that_is_predicted_to_clos
     """A converged stage's certified gap shrinks like 1/gamma: when one or two more
     stages are predicted to close it (gap / growth**2 <= gap_tol) gamma grows and the
     polish waits; otherwise the polish runs first."""
-    from metricopt.solvers._core import LPStage
+    from metricopt.solvers.core.stage import LPStage
 
     problem = build_problem("cc", karate)
     x = solve(problem, method="highs", warm_up=False).x

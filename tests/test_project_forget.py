@@ -289,7 +289,7 @@ def test_cycle_oracle_schedule_triangles_first_then_paths():
     """The sparse oracle answers with triangles while one is violated by more than tol
     (at most MAX_STREAK calls in a row), then with path searches, exact (a full check)
     once the last search found no violation above EXACT_BELOW * tol."""
-    from metricopt.solvers.project_forget import _CycleOracle
+    from metricopt.solvers._pf_oracles import CycleOracle as _CycleOracle
 
     prob = signed_problem(5, n=30, p=0.3)
     oracle = _CycleOracle(prob, 2, 1e-6, 1e-3)
@@ -344,7 +344,7 @@ def test_stopped_path_search_drops_the_oracle_call(monkeypatch):
     """A stop between two parts of the path search gives None and leaves the schedule's
     state; a search of one part is never stopped."""
     from metricopt.solvers import _cycle_search as CS
-    from metricopt.solvers.project_forget import _CycleOracle
+    from metricopt.solvers._pf_oracles import CycleOracle as _CycleOracle
 
     prob = signed_problem(5, n=30, p=0.3)
     oracle = _CycleOracle(prob, 2, 1e-6, 1e-3)
@@ -465,7 +465,8 @@ def test_dense_merge_project_forget_localise():
 
 
 def test_dense_oracle_memory_limit():
-    from metricopt.solvers.project_forget import _DenseOracle, _TriangleList
+    from metricopt.solvers._pf_oracles import DenseOracle as _DenseOracle
+    from metricopt.solvers._pf_oracles import TriangleList as _TriangleList
 
     n = 60
     m = n * (n - 1) // 2
@@ -701,12 +702,12 @@ def test_ctrl_c_waits_for_the_iteration_and_resumes_exactly(tmp_path, monkeypatc
     checkpoint, and resuming gives the uninterrupted answer (fixed passes: no clock)."""
     import signal
 
-    import metricopt.solvers.project_forget as PF
+    import metricopt.solvers._pf_strategy as PF
 
     problem = metricopt.build_problem(kind, metricopt.read_graph("karate"))
     opts = dict(passes=5, threads=1, polish=False)
     ref = solve_project_forget(problem, **opts)
-    real = PF._objectives
+    real = PF.objectives
     calls = []
 
     def objectives(st, active, with_neg_bty=False):
@@ -715,11 +716,11 @@ def test_ctrl_c_waits_for_the_iteration_and_resumes_exactly(tmp_path, monkeypatc
             signal.raise_signal(signal.SIGINT)
         return real(st, active, with_neg_bty)
 
-    monkeypatch.setattr(PF, "_objectives", objectives)
+    monkeypatch.setattr(PF, "objectives", objectives)
     path = str(tmp_path / "ck.npz")
     res = solve_project_forget(problem, checkpoint=path, **opts)
     assert res["status"] == Status.INTERRUPTED and res["nit"] == 3
-    monkeypatch.setattr(PF, "_objectives", real)
+    monkeypatch.setattr(PF, "objectives", real)
     again = solve_project_forget(problem, resume=path, **opts)
     assert again["nit"] == ref["nit"]
     np.testing.assert_array_equal(again["x"], ref["x"])
@@ -765,7 +766,7 @@ def test_ctrl_c_during_a_path_search_is_answered_after_one_part(tmp_path, monkey
 
 def test_ctrl_c_during_a_dense_scan_is_answered_after_one_part(tmp_path, monkeypatch,
                                                                 sigint_raises):
-    import metricopt.solvers.project_forget as PF
+    import metricopt.solvers._pf_oracles as PF
 
     monkeypatch.setattr(PF, "SCAN_PART_TRIPLETS", 700)  # about 8 parts
     _sigint_in_part(tmp_path, monkeypatch,
@@ -798,7 +799,7 @@ def test_time_limit_during_the_first_path_search_returns_a_certified_answer(monk
 def test_iteration_loop_stopping_and_drop(sigint_raises):
     import signal
 
-    from metricopt.solvers._core import IterationLoop
+    from metricopt.solvers.core.loop import IterationLoop
 
     loop = IterationLoop("calls", dict(iteration=0, seconds=0.0), max_iter=5)
     with loop:

@@ -22,7 +22,7 @@ from ..io.reports import (
     write_solution_npz,
 )
 from ..result import Status
-from ..solvers._core import CheckpointNotWritten
+from ..solvers.core.loop import CheckpointNotWritten
 from ._report import _build_report
 
 __all__ = ["RunOutcome", "run", "check_run_arguments"]

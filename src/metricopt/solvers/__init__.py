@@ -21,6 +21,8 @@ from ..exceptions import (
 )
 from ..result import STATUS_MESSAGES, SolveResult, Status
 from ._base import Solver
+from .core.loop import OVERRUN_ALLOWANCE, finish_allowance
+from .core.result import complete
 
 __all__ = ["solve", "get_solver", "available_solvers", "registered_solvers", "choose_method",
            "applicable_options", "check_option_values", "solver_option_names", "Solver",
@@ -146,7 +148,7 @@ def choose_method(problem, *, max_memory=None):
         return "project-forget", ("cycle inequalities of MET(G): shortest-path separation with "
                                   "an active list, memory linear in the number of edges")
     if problem.structure == "dense" and problem.objective != "l2":
-        from .dykstra import dense_duals_fit
+        from ._dykstra_state import dense_duals_fit
 
         if not dense_duals_fit(problem.n) and _cluster_editing(problem):
             lazy = get_solver("highs-lazy").estimate_memory(problem)
@@ -333,12 +335,17 @@ def solve(problem, method=None, *, callback=None, warm_up=True, **options):
     raw = solver.run(problem, **options)
     elapsed = time.perf_counter() - start
 
+    merged = {k: v for k, v in accepted.items() if k != "callback"}
+    merged.update({k: v for k, v in options.items() if k != "callback"})
     res = SolveResult()
     res.update(raw)
     res.setdefault("status", Status.OPTIMAL)
+    res.setdefault("message", STATUS_MESSAGES.get(res["status"], ""))
+    # the objective, the settled bound, the gap and the optimal decision: once, here
+    complete(problem, res, backend=solver.name, tol=merged.get("tol"),
+             gap_tol=merged.get("gap_tol"), stacklevel=3)
     res["success"] = res["status"] == Status.OPTIMAL
     res["status_name"] = Status.NAMES.get(res["status"], str(res["status"]))
-    res.setdefault("message", STATUS_MESSAGES.get(res["status"], ""))
     res["method"] = solver.name
     res.setdefault("elapsed", elapsed)
     res["compile_seconds"] = compile_seconds
@@ -350,61 +357,11 @@ def solve(problem, method=None, *, callback=None, warm_up=True, **options):
     if earlier:  # a resumed run's records continue the interrupted one's
         res["history"] = earlier + res["history"]
     res.setdefault("nit", len(res["history"]))
-    if "x" in res and res["x"] is not None and "max_violation" not in res:
-        res["max_violation"] = problem.max_violation(res["x"])
-    if "x" in res and res["x"] is not None and "fun" not in res:
-        res["fun"] = problem.objective_value(res["x"])
-    merged = {k: v for k, v in accepted.items() if k != "callback"}
-    merged.update({k: v for k, v in options.items() if k != "callback"})
     res["options"] = merged
     if reason is not None:
         res["auto_reason"] = reason
-    _settle_result(res, problem)
-    _hold_to_contract(res)
     _note_overrun(res, options.get("time_limit"), elapsed)
     return res
-
-
-def _settle_result(res, problem):
-    """The reported bound, gap and LP ratio, decided once for every backend: the bound
-    settled by :func:`._settle.settle_bound` (raised to the objective's floor, lowered
-    to ``fun`` within round-off; a note in ``bound_details["settled"]`` and
-    ``bound_settled``), then the certified gap and ``lp_approx_ratio`` of that bound;
-    ``certificate_stopped`` when the certificate ended at the time limit's allowance."""
-    from ._core import GAP_FLOOR, lp_gap, objective_scale
-    from ._settle import settle_bound
-
-    fun, bound = res.get("fun"), res.get("lower_bound")
-    details = res.get("bound_details")
-    details = details if isinstance(details, dict) else {}
-    if details.get("theorem5_stopped"):
-        res["certificate_stopped"] = True  # at the time limit's allowance (a report scalar)
-    if bound is None:
-        return
-    scale = objective_scale(problem)
-    settled, note = settle_bound(problem, fun, bound, scale)
-    if note is not None:
-        res["lower_bound"] = settled
-        res["bound_details"] = {**details, "settled": note}
-        res["bound_settled"] = note
-        if "lp_approx_ratio" in res:
-            res["lp_approx_ratio"] = (float(fun) / settled
-                                      if fun is not None and settled > 0 else None)
-    if fun is not None:
-        res["gap"] = lp_gap(fun, settled, GAP_FLOOR * scale)
-
-
-OVERRUN_ALLOWANCE = 1.0
-"""Seconds a run may end past its ``time_limit`` without a note, at least (10 % of the
-limit for longer ones, :func:`finish_allowance`): limits are checked between passes,
-and the final certificate and measurement are done within it."""
-
-
-def finish_allowance(time_limit):
-    """Seconds after ``time_limit`` by which a run has certified its answer:
-    ``max(OVERRUN_ALLOWANCE, 0.1 * time_limit)``. The iterative backends end their
-    certificate's search there (a weaker bound, still certified)."""
-    return max(OVERRUN_ALLOWANCE, 0.1 * float(time_limit))
 
 
 def _note_overrun(res, time_limit, elapsed):
@@ -418,27 +375,6 @@ def _note_overrun(res, time_limit, elapsed):
         res["message"] = (f"{res.get('message', '')} (ended {over:.1f} s past the time limit "
                           f"of {float(time_limit):g} s: a pass, an external solver call or "
                           f"the certificate in progress was finished)")
-
-
-def _hold_to_contract(res):
-    """``optimal`` means: ``max_violation <= tol`` and certified LP gap ``<= gap_tol``
-    (where the backend has these options). A backend answer that says optimal without
-    meeting them is reported as numerical trouble, with the figures."""
-    if res["status"] != Status.OPTIMAL:
-        return
-    opts = res.get("options", {})
-    missed = []
-    tol, gap_tol = opts.get("tol"), opts.get("gap_tol")
-    viol, gap = res.get("max_violation"), res.get("gap")
-    if tol is not None and viol is not None and not viol <= tol * (1 + 1e-9):
-        missed.append(f"violation {viol:.3g} > tol {tol:g}")
-    if gap_tol is not None and gap is not None and not gap <= gap_tol * (1 + 1e-9):
-        missed.append(f"certified LP gap {gap:.3g} > gap_tol {gap_tol:g}")
-    if missed:
-        res["status"] = Status.NUMERICAL
-        res["success"] = False
-        res["status_name"] = Status.NAMES[Status.NUMERICAL]
-        res["message"] = f"{res.get('message', '')} (not optimal: {', '.join(missed)})"
 
 
 # keep numpy referenced for doctest namespaces

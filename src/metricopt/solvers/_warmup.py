@@ -99,7 +99,7 @@ def warm_up(solver, problem, options):
     if "max_iter" in accepted:
         opts["max_iter"] = 60
     from .._signals import interrupt_cause
-    from ._core import interrupt_immediate
+    from .core.loop import interrupt_immediate
 
     with warnings.catch_warnings(), interrupt_immediate():
         warnings.simplefilter("ignore")

@@ -263,7 +263,7 @@ def _default_tol(tol, algorithm):
 def _certified_gap(problem, fun, lower_bound):
     """The certified LP gap of :func:`metricopt.solvers._core.lp_gap`; ``nan`` when
     ``fun`` or ``lower_bound`` is missing."""
-    from ._core import GAP_FLOOR, lp_gap, objective_scale
+    from .core.stage import GAP_FLOOR, lp_gap, objective_scale
 
     if not (math.isfinite(fun) and not math.isnan(lower_bound)):
         return math.nan

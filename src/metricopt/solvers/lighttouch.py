@@ -67,7 +67,9 @@ from ..result import Status
 from ._base import Solver
 from ._checkpoint import (header_field, header_history, problem_digest, read_checkpoint,
                           state_array, write_checkpoint)
-from ._core import IterationLoop, LPStage, bad_value, check_choice, check_options
+from ._core import bad_value, check_choice, check_options
+from .core.loop import IterationLoop
+from .core.stage import LPStage
 
 __all__ = ["LightTouchSolver", "solve_lighttouch", "TOUCHES", "FINISHES"]
 
