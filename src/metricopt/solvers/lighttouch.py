@@ -67,7 +67,8 @@ from ..result import Status
 from ._base import Solver
 from ._checkpoint import (header_field, header_history, problem_digest, read_checkpoint,
                           state_array, write_checkpoint)
-from ._core import IterationLoop, LPStage, bad_value, check_choice, check_options
+from ._core import IterationLoop, LPStage
+from .core import options as opt
 
 __all__ = ["LightTouchSolver", "solve_lighttouch", "TOUCHES", "FINISHES"]
 
@@ -388,45 +389,73 @@ def _read(path, s, problem, digest, options):
 
 
 # -------------------------------------------------------------------------- driver
-def _positive_or_none(caller, **values):
-    for name, val in values.items():
-        if val is not None and (isinstance(val, bool) or not isinstance(val, (int, float))
-                                or not np.isfinite(val) or not val > 0):
-            raise bad_value(caller, name, val, "a float > 0 or None")
+def _positive(name, doc):
+    return opt.Option(name, "float", low=0, low_open=True, none=True, doc=doc)
 
 
-def _check_option_values(*, tol, gap_tol, max_iter, time_limit, threads, checkpoint_every,
-                         check_every, polish, penalty, eta_w, eta_p, finish_at, penalty_growth,
-                         group_size, steps, full_rounds, touch, finish, seed):
-    """The checks of :func:`solve_lighttouch`'s options that need no problem."""
-    caller = "solve_lighttouch"
-    check_options(caller, tol=tol, gap_tol=gap_tol, max_iter=max_iter, time_limit=time_limit,
-                  threads=threads, checkpoint_every=checkpoint_every, check_every=check_every,
-                  polish=polish)
-    _positive_or_none(caller, penalty=penalty, eta_w=eta_w, eta_p=eta_p, finish_at=finish_at)
-    if isinstance(penalty_growth, bool) or not isinstance(penalty_growth, (int, float)) \
-            or not np.isfinite(penalty_growth) or penalty_growth < 1:
-        raise bad_value(caller, "penalty_growth", penalty_growth, "a float >= 1")
-    if finish_at is None:
-        raise bad_value(caller, "finish_at", finish_at, "a float > 0")
-    for name, val in (("group_size", group_size), ("steps", steps),
-                      ("full_rounds", full_rounds)):
-        if val is not None and (not isinstance(val, (int, np.integer)) or isinstance(val, bool)
-                                or val < 1):
-            raise bad_value(caller, name, val, "an int >= 1 or None")
-    check_choice(caller, "touch", touch, TOUCHES)
-    check_choice(caller, "finish", finish, FINISHES)
-    if seed is not None and (not isinstance(seed, (int, np.integer)) or isinstance(seed, bool)
-                             or seed < 0):
-        raise bad_value(caller, "seed", seed, "an int >= 0 or None")
+def _count(name, doc, default=None):
+    return opt.Option(name, "int", default=default, low=1, none=default is None, doc=doc)
 
 
-def solve_lighttouch(problem, *, tol=1e-6, gap_tol=1e-4, max_iter=100, time_limit=None,
-                     seed=None, threads=None, max_memory=None, callback=None, verbose=False,
-                     checkpoint=None, checkpoint_every=60.0, resume=None, penalty=None,
-                     eta_w=None, eta_p=None, group_size=None, touch="light", steps=None,
-                     check_every=5, finish="certify", finish_at=1e-2, polish="auto",
-                     penalty_growth=2.0, full_rounds=5):
+#: The options of :func:`solve_lighttouch`, declared once (:mod:`.core.options`).
+OPTIONS = (
+    opt.TOL.replace(default=1e-6, doc="Largest allowed constraint violation of an optimal "
+                                      "answer (full check)."),
+    opt.GAP_TOL.replace(default=1e-4, doc="Largest allowed certified LP gap of an optimal "
+                                          "answer (the finishing stage certifies it)."),
+    opt.MAX_ITER.replace(default=100, doc="Rounds of the stochastic phase; one round is "
+                                          "steps iterations and one record of history."),
+    opt.TIME_LIMIT.replace(doc="Seconds for the whole run; checked after every round and "
+                               "passed on to the finishing stage."),
+    opt.SEED.replace(doc="Seed of the sampling (None means 0): the same seed gives the same "
+                         "run, on any thread count."),
+    opt.THREADS.replace(doc="Threads of the O(n^3) violation checks and of the finishing "
+                            "stage; the sampled steps are serial."),
+    opt.MAX_MEMORY.replace(doc="Bytes allowed, for the stochastic phase and the finishing "
+                               "stage."),
+    opt.CALLBACK,
+    opt.VERBOSE,
+    opt.CHECKPOINT.replace(doc="Path of a checkpoint of the stochastic phase, written every "
+                               "checkpoint_every seconds, at the end of the phase and on "
+                               "KeyboardInterrupt."),
+    opt.CHECKPOINT_EVERY.replace(doc="Seconds between two checkpoints (the clock decides "
+                                     "only when one is written)."),
+    opt.RESUME.replace(doc="Path of a checkpoint to continue from (same problem and "
+                           "options)."),
+    _positive("penalty", "The penalty gamma of LT eq. 3 on the largest group violation "
+                         "(default: a quarter of the objective's scale)."),
+    _positive("eta_w", "Step size of the iterate (default: a sampled entry first moves about "
+                       "5% of the variables' scale)."),
+    _positive("eta_p", "Step size of the multiplicative update of the group distribution p "
+                       "(default: 4 / (groups * penalty * scale))."),
+    _count("group_size", "Pairs per constraint group, or explicit rows per group for cd "
+                         "(default: round(sqrt(n / 8)) pairs; cd: one group per edge)."),
+    opt.Option("touch", "choice", default="light", choices=TOUCHES,
+               doc="light: LightTouch (LT Alg. 4); full: FullTouch (LT Alg. 1); mid: "
+                   "MidTouch (LT Alg. 3)."),
+    _count("steps", "Iterations per round (default: as many as take 1e7 units of work)."),
+    opt.CHECK_EVERY.replace(default=5, doc="Rounds between full O(n^3) violation checks of "
+                                           "the average."),
+    opt.Option("finish", "choice", default="certify", choices=FINISHES,
+               doc="certify: the LP polish, then dykstra if needed; project: the Euclidean "
+                   "projection of the average (not certified); none: the raw average."),
+    opt.Option("finish_at", "float", default=1e-2, low=0, low_open=True,
+               doc="The stochastic phase ends at a full check where the average violates "
+                   "nothing by more than this."),
+    opt.POLISH.replace(doc="The LP polish of the finishing stage, as in dykstra (\"auto\": "
+                           "when the restricted LP fits in memory, not for sparsest cut)."),
+    opt.Option("penalty_growth", "float", default=2.0, low=1,
+               doc="Factor of the penalty at a full check where the average's violation "
+                   "fell by less than half since the previous one; 1 keeps it fixed."),
+    _count("full_rounds", "Rounds of MidTouch's first phase (touch=\"mid\" only).", default=5),
+)
+
+
+@opt.takes_options(OPTIONS)
+def solve_lighttouch(problem, *, tol, gap_tol, max_iter, time_limit, seed, threads, max_memory,
+                     callback, verbose, checkpoint, checkpoint_every, resume, penalty, eta_w,
+                     eta_p, group_size, touch, steps, check_every, finish, finish_at, polish,
+                     penalty_growth, full_rounds):
     """Solve a metric LP (or the l2 QP) by LightTouch, then finish the average.
 
     Parameters
@@ -539,12 +568,6 @@ def solve_lighttouch(problem, *, tol=1e-6, gap_tol=1e-4, max_iter=100, time_limi
     .. [1] Cotter, A., Gupta, M. R., & Pfeifer, J. (2016). A Light Touch for Heavily
            Constrained SGD. COLT 2016, PMLR 49, 729-771. arXiv:1512.04960
     """
-    _check_option_values(tol=tol, gap_tol=gap_tol, max_iter=max_iter, time_limit=time_limit,
-                         threads=threads, checkpoint_every=checkpoint_every,
-                         check_every=check_every, polish=polish, penalty=penalty, eta_w=eta_w,
-                         eta_p=eta_p, finish_at=finish_at, penalty_growth=penalty_growth,
-                         group_size=group_size, steps=steps, full_rounds=full_rounds,
-                         touch=touch, finish=finish, seed=seed)
     if finish == "project" and (problem.structure != "dense" or problem.sum_value is not None):
         raise InvalidParameterError(
             "finish='project' projects onto the metric polytope: dense cc and mn problems "
@@ -701,7 +724,8 @@ class LightTouchSolver(Solver):
     REQUIRED_MODULES = ("numba",)
     structures = ("dense", "edges")
     objectives = ("linear", "l1", "l2")
-    check_values = staticmethod(_check_option_values)
+    options = OPTIONS
+    driver = staticmethod(solve_lighttouch.__wrapped__)
 
     def supports(self, problem):
         """Dense and edge-list problems; not the cycle inequalities of MET(G)."""
@@ -727,22 +751,6 @@ class LightTouchSolver(Solver):
         opts.pop("steps", None)
         opts["steps"] = 8
         return opts
-
-    def run(self, problem, *, tol=1e-6, gap_tol=1e-4, max_iter=100, time_limit=None,
-            seed=None, threads=None, max_memory=None, callback=None, verbose=False,
-            checkpoint=None, checkpoint_every=60.0, resume=None, penalty=None, eta_w=None,
-            eta_p=None, group_size=None, touch="light", steps=None, check_every=5,
-            finish="certify", finish_at=1e-2, polish="auto", penalty_growth=2.0,
-            full_rounds=5):
-        """Solve ``problem``; see :func:`solve_lighttouch` for the options."""
-        return solve_lighttouch(
-            problem, tol=tol, gap_tol=gap_tol, max_iter=max_iter, time_limit=time_limit,
-            seed=seed, threads=threads, max_memory=max_memory, callback=callback,
-            verbose=verbose, checkpoint=checkpoint, checkpoint_every=checkpoint_every,
-            resume=resume, penalty=penalty, eta_w=eta_w, eta_p=eta_p,
-            group_size=group_size, touch=touch, steps=steps, check_every=check_every,
-            finish=finish, finish_at=finish_at, polish=polish, penalty_growth=penalty_growth,
-            full_rounds=full_rounds)
 
     def cite(self):
         """Reference of the method."""
