@@ -154,8 +154,9 @@ class OptionValue(click.ParamType):
             return self._path.convert(value, param, ctx)
         try:
             parsed = self.option.parse(value)
-            self.option.check(parsed, "the command line")
-        except InvalidParameterError:
+        except InvalidParameterError as exc:
+            self.fail(str(exc), param, ctx)
+        if not self.option.accepts(parsed):
             self.fail(f"{value}: must be {self.option.requirement}", param, ctx)
         return parsed
 

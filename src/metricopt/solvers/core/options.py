@@ -249,10 +249,10 @@ class Option:
                     raise ValueError(raw)
                 return int(float(match.group(1)) * _UNITS[match.group(2).lower()])
         except (ValueError, KeyError):
-            raise InvalidParameterError(
-                f"{text!r} is not a value of option {self.name!r} (it must be "
-                f"{self.requirement})", parameter=self.name, value=text,
-                requirement=self.requirement) from None
+            what = {"float": "a number", "int": "an integer", "bool": "true or false",
+                    "bytes": "a size (examples: 8G, 512M, 1048576)"}[kind]
+            raise InvalidParameterError(f"{text!r} is not {what}", parameter=self.name,
+                                        value=text, requirement=self.requirement) from None
         if kind == "any":
             return parse_value(raw)
         return text
