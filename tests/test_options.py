@@ -218,3 +218,12 @@ def test_every_declared_name_has_a_command_line_spelling(runner):
             assert option.flag in help_text
         else:
             assert name in others, name
+
+
+def test_docstring_examples_run():
+    import doctest
+
+    from metricopt.solvers.core import options
+
+    failures, tried = doctest.testmod(options)
+    assert failures == 0 and tried > 0
