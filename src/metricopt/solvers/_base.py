@@ -82,7 +82,7 @@ class Solver:
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        if "options" not in cls.__dict__:
+        if "options" not in cls.__dict__ or "run" in cls.__dict__:
             return
         driver = inspect.getattr_static(cls, "driver")
         driver = getattr(driver, "__func__", driver)
