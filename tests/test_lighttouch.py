@@ -14,7 +14,8 @@ from problem_bank import make_graph, make_matrix
 from metricopt.problems._pairs import pair_arrays
 from metricopt.result import Status
 from metricopt.solvers import _lighttouch_kernels as K
-from metricopt.solvers.lighttouch import _Instance, _state, solve_lighttouch
+from metricopt.solvers._lighttouch_run import _Instance, _state
+from metricopt.solvers.lighttouch import solve_lighttouch
 
 
 @pytest.fixture(scope="module")
@@ -117,7 +118,7 @@ def test_steps_average_caches_and_distribution(karate, kind):
     """The lazily kept average is the average of the iterates; the cached violations
     of the groups checked for p are their violations at the iterate the step started
     from; p stays a distribution; sparsest cut keeps sum(x) = n."""
-    from metricopt.solvers.lighttouch import _average
+    from metricopt.solvers._lighttouch_run import _average
 
     p = build_problem(kind, karate)
     inst = _Instance(p, 3)

@@ -1,7 +1,8 @@
 """Reading the Parameters section of numpydoc docstrings.
 
-The backends document their options once, in the docstring of the function that takes
-them; ``metricopt solvers METHOD`` shows the first sentence of each, read from there.
+The backends declare their options in :mod:`metricopt.solvers.core.options` (one line
+each) and describe them at length in their drivers' docstrings; the tests check that the
+two name the same options.
 """
 
 import inspect

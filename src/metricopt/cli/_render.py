@@ -358,15 +358,19 @@ def solvers(rows):
 
 
 def solver_options(row):
-    """Options of one backend: default and one line of description (stdout)."""
+    """Options of one backend: default, what it accepts and one line of description
+    (stdout)."""
     table = Table(title=f"Options of {row['name']} (pass with --option KEY=VALUE or the named flags)",
                   title_justify="left")
     table.add_column("option", no_wrap=True)
     table.add_column("default")
+    table.add_column("values")
     table.add_column("description", overflow="fold")
     help_ = row.get("option_help") or {}
+    values = row.get("option_values") or {}
     for key, value in row["options"].items():
-        table.add_row(key, Text(repr(value)), Text(help_.get(key, "")))
+        table.add_row(key, Text(repr(value)), Text(values.get(key, "")),
+                      Text(help_.get(key, "")))
     console = output_console()
     console.print(Text(f"{row['name']}: {row['description']}"))
     console.print(table)

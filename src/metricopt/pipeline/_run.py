@@ -272,30 +272,18 @@ def check_run_arguments(kind, method, solver_options, round_method=None, *,
     InvalidParameterError
         An unknown problem kind or method, an option the explicitly chosen backend (or,
         for ``auto``, every backend) does not accept, an option value a backend refuses
-        (:func:`metricopt.solvers.check_option_values`; ``parameter`` names it), the
+        (:func:`metricopt.solvers.check_solver_options`; ``parameter`` names it), the
         open-wedge relaxation with weights or a method it does not go with, or a
         rounding method that does not apply to ``kind``.
     """
     from ..problems import BUILDERS
     from ..rounding import METHODS as ROUNDING_METHODS
-    from ..solvers import (
-        applicable_options,
-        check_option_values,
-        get_solver,
-        solver_option_names,
-    )
+    from ..solvers import check_solver_options
 
     if kind not in BUILDERS:
         raise InvalidParameterError(f"Unknown problem {kind!r}; choose one of: "
                                     f"{', '.join(BUILDERS)}")
-    if method is None or (isinstance(method, str) and method.lower() == "auto"):
-        unknown = sorted(set(solver_options) - solver_option_names())
-        if unknown:
-            raise InvalidParameterError(f"Unknown option(s) for every method: "
-                                        f"{', '.join(unknown)}")
-    else:
-        applicable_options(get_solver(method), solver_options)
-    check_option_values(method, solver_options)
+    check_solver_options(method, solver_options)
     _check_relaxation(method, problem_params or {})
     if round_method is not None and kind != "mn":
         valid = ("auto", *ROUNDING_METHODS[kind])

@@ -21,12 +21,12 @@ from ..exceptions import (
 )
 from ..result import STATUS_MESSAGES, SolveResult, Status
 from ._base import Solver
-from .core.loop import OVERRUN_ALLOWANCE, finish_allowance
+from .core.loop import finish_allowance
 from .core.result import complete
 
 __all__ = ["solve", "get_solver", "available_solvers", "registered_solvers", "choose_method",
-           "applicable_options", "check_option_values", "solver_option_names", "Solver",
-           "SOLVER_SPECS"]
+           "applicable_options", "check_option_values", "check_solver_options",
+           "declared_options", "solver_option_names", "Solver", "SOLVER_SPECS"]
 
 #: Backends in preference order: name -> (module, class). Imported on first use so that
 #: listing the solvers does not import numba kernels or native libraries.
@@ -187,13 +187,39 @@ def _cluster_editing(problem):
     return bool(w.size and np.all(w == w[0]) and np.all((d == 0.0) | (d == 1.0)))
 
 
+def _is_auto(method):
+    return method is None or (isinstance(method, str) and method.lower() == "auto")
+
+
+def declared_options(method=None):
+    """The declarations of the options the command line and manifests may give.
+
+    Parameters
+    ----------
+    method : str, Solver or None
+        A backend: its options; ``None`` or ``"auto"``: every backend's, each name with
+        the declaration of the first backend (in preference order) that has it.
+
+    Returns
+    -------
+    dict
+        Option name -> :class:`~metricopt.solvers.core.options.Option`, hidden ones
+        (``callback``) left out.
+    """
+    solvers = [get_solver(name) for name in SOLVER_SPECS] if _is_auto(method) \
+        else [get_solver(method)]
+    found = {}
+    for solver in solvers:
+        for option in solver.options:
+            if not option.hidden:
+                found.setdefault(option.name, option)
+    return found
+
+
 def solver_option_names():
-    """Every option name some registered backend accepts (callback excluded)."""
-    names = set()
-    for name in SOLVER_SPECS:
-        names.update(get_solver(name).default_options())
-    names.discard("callback")
-    return names
+    """Every option name some registered backend accepts (hidden ones, such as
+    ``callback``, excluded)."""
+    return set(declared_options())
 
 
 def check_option_values(method, options):
@@ -214,10 +240,8 @@ def check_option_values(method, options):
         Its ``parameter`` names the first option whose value is refused.
     """
     options = {k: v for k, v in options.items() if k != "callback"}
-    if method is not None and not (isinstance(method, str) and method.lower() == "auto"):
-        solver = get_solver(method)
-        solver.check_options({k: v for k, v in options.items()
-                              if k in solver.default_options()})
+    if not _is_auto(method):
+        get_solver(method).check_options(options)
         return
     for name, value in options.items():
         for backend in SOLVER_SPECS:
@@ -270,6 +294,27 @@ def applicable_options(solver, options, *, chosen_by_auto=False):
             f"Valid options: {', '.join(sorted(k for k in accepted if k != 'callback'))}"
         )
     return dict(options)
+
+
+def check_solver_options(method, options):
+    """Check the names and values of ``options`` for ``method`` before any input is read.
+
+    An explicit backend must accept every name (:func:`applicable_options`); with
+    ``"auto"`` each must be an option of some backend. The values are checked by
+    :func:`check_option_values`.
+
+    Raises
+    ------
+    InvalidParameterError
+    """
+    if _is_auto(method):
+        unknown = sorted(set(options) - solver_option_names() - {"callback"})
+        if unknown:
+            raise InvalidParameterError(f"Unknown option(s) for every method: "
+                                        f"{', '.join(unknown)}")
+    else:
+        applicable_options(get_solver(method), options)
+    check_option_values(method, options)
 
 
 def solve(problem, method=None, *, callback=None, warm_up=True, **options):

@@ -13,7 +13,7 @@ import numpy as np
 from .. import _config
 from ..exceptions import InputError, InvalidParameterError
 from . import _checkpoint, _regularised
-from ._core import check_choice
+from .core.options import check_choice
 
 __all__ = ["ORDERS", "DUALS", "ALIASES", "setup", "packed", "dense_duals", "dense_duals_fit",
            "work_buffers", "one_pass", "extrapolate", "continuation_gammas", "rescale",

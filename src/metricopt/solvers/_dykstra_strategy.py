@@ -278,9 +278,11 @@ def _certify(problem, st, x_full, dual, neg_bty, deadline=None):
 def drive(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, order, block,
           check_every, round_digits, threads, max_memory, callback, checkpoint,
           checkpoint_every, resume, duals, interleave, extrapolate, repair, continuation,
-          polish, gamma_growth):
+          polish, gamma_growth, seed=None, verbose=False):
     """Set up and run a dykstra solve (the options of :func:`.dykstra.solve_dykstra`,
-    checked); the raw answer for :func:`.core.result.complete`."""
+    checked; ``seed`` and ``verbose`` are accepted and unused: the method is
+    deterministic and the library does not print); the raw answer for
+    :func:`.core.result.complete`."""
     entered = time.perf_counter()
     import numba
 

@@ -523,10 +523,10 @@ class ProjectForgetStrategy(Strategy):
 # ------------------------------------------------------------------------- the run
 def drive(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, passes, threads,
           max_memory, callback, checkpoint, checkpoint_every, resume, polish, gamma_growth,
-          scheduler):
+          scheduler, seed=None, verbose=False):
     """Set up and run a project-forget solve (the options of
-    :func:`.project_forget.solve_project_forget`, checked, and the memory estimate
-    the raw answer for :func:`.core.result.complete`."""
+    :func:`.project_forget.solve_project_forget`, checked; ``seed`` and ``verbose`` are
+    accepted and unused); the raw answer for :func:`.core.result.complete`."""
     entered = time.perf_counter()
     import numba
 

@@ -154,7 +154,7 @@ def objectives(st, bz, x=None, f=None):
 def rel_gap(primal, dual, floor=0.0):
     """``|P - D| / max(|P|, |D|, floor)``: the QP's relative gap (V §5.3).
 
-    ``floor`` (the LP gap's, :data:`._core.GAP_FLOOR` times the objective's scale) keeps
+    ``floor`` (the LP gap's, :data:`.core.stage.GAP_FLOOR` times the objective's scale) keeps
     a QP whose values are round-off next to that scale (an LP optimum of 0: ``P`` and
     ``D`` about 1e-12, apart by 1e-16) from never counting as converged.
     """

@@ -9,7 +9,7 @@ the same backend and kernel-selecting options, which compiles or loads every ker
 real solve will call (same argument types), and returns the seconds it took.
 
 Compiling takes seconds; a Ctrl-C, SIGTERM or SIGHUP meanwhile is not held for the end of
-an iteration (:func:`._core.interrupt_immediate`) but stops the warm-up, and the run, at
+an iteration (:func:`.core.loop.interrupt_immediate`) but stops the warm-up, and the run, at
 once.
 """
 

@@ -52,43 +52,73 @@ References
        Hildreth iterates)
 """
 
-import numpy as np
-
 from ._base import Solver
-from ._core import bad_value, check_choice, check_options
 from ._dykstra_state import ALIASES as _ALIASES
 from ._dykstra_state import DUALS, ORDERS
+from .core import options as opt
 
 __all__ = ["DykstraSolver", "solve_dykstra", "ORDERS"]
 
 _DEFAULT_ROUND = tuple(range(1, 13))
 
 
-def _check_option_values(*, tol, gap_tol, max_iter, time_limit, check_every, threads, gamma,
-                         lam, checkpoint_every, polish, gamma_growth, order, duals, extrapolate,
-                         interleave):
-    """The checks of :func:`solve_dykstra`'s options that need no problem."""
-    caller = "solve_dykstra"
-    check_options(caller, tol=tol, gap_tol=gap_tol, max_iter=max_iter, time_limit=time_limit,
-                  check_every=check_every, threads=threads, gamma=gamma, lam=lam,
-                  checkpoint_every=checkpoint_every, polish=polish, gamma_growth=gamma_growth)
-    if not (isinstance(order, str) and order in _ALIASES):
-        check_choice(caller, "order", order, ORDERS)
-    check_choice(caller, "duals", duals, DUALS)
-    if extrapolate not in (None, True, False):
-        raise bad_value(caller, "extrapolate", extrapolate, "a bool or None")
-    if interleave is not None and (not isinstance(interleave, (int, np.integer))
-                                   or isinstance(interleave, bool) or interleave < 1):
-        raise bad_value(caller, "interleave", interleave, "an int >= 1")
-
-
 # -------------------------------------------------------------------------- driver
-def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_iter=10000,
-                  time_limit=None, order="diagonal", block=None, check_every=10,
-                  round_digits=_DEFAULT_ROUND, threads=None, seed=None, max_memory=None,
-                  callback=None, verbose=False, checkpoint=None, checkpoint_every=60.0,
-                  resume=None, duals="auto", interleave=None, extrapolate=None, repair=True,
-                  continuation=None, polish="auto", gamma_growth=10.0):
+#: The options of :func:`solve_dykstra`, declared once (:mod:`.core.options`).
+OPTIONS = (
+    opt.GAMMA.replace(doc="Regularisation: the QP is c'x + (1/2 gamma) x'Wx."),
+    opt.LAM.replace(doc="Sparsest cut only: weight of the non-edges in W (default 1/n)."),
+    opt.TOL.replace(default=1e-6, doc="Largest allowed constraint violation of the returned "
+                                      "x (a full O(n^3) check)."),
+    opt.GAP_TOL.replace(default=1e-4, doc="Largest allowed certified LP gap (c'x - "
+                                          "lower_bound) / |lower_bound| of an optimal answer."),
+    opt.MAX_ITER.replace(default=10000, doc="Passes through all constraints."),
+    opt.TIME_LIMIT.replace(doc="Seconds; checked after every pass."),
+    opt.Option("order", "choice", default="diagonal", choices=(*ORDERS, *_ALIASES),
+               doc="Visiting order of the triangle constraints."),
+    opt.Option("block", "int", low=1, none=True,
+               doc="Block width: s1-block of the diagonal order (default 16), node block of "
+                   "the parallel order (default min(64, max(8, n // 8)))."),
+    opt.CHECK_EVERY.replace(default=10, doc="Passes between full O(n^3) violation checks."),
+    opt.Option("round_digits", "any", default=_DEFAULT_ROUND,
+               doc="Decimals tried by the entrywise rounding test (V §5.4) at full checks "
+                   "where the gap holds but the violation does not; empty to disable."),
+    opt.THREADS.replace(doc="Threads of the \"parallel\" order (default: all cores); other "
+                            "orders are serial."),
+    opt.SEED.replace(doc="Accepted for interface compatibility; the method is deterministic."),
+    opt.MAX_MEMORY.replace(doc="Bytes allowed for the duals."),
+    opt.CALLBACK,
+    opt.VERBOSE,
+    opt.CHECKPOINT.replace(doc="Path of a checkpoint, written every checkpoint_every "
+                               "seconds, at the end, and on KeyboardInterrupt."),
+    opt.CHECKPOINT_EVERY.replace(doc="Seconds between two checkpoints (the clock decides "
+                                     "only when one is written)."),
+    opt.RESUME.replace(doc="Path of a checkpoint to continue from (same problem, backend and "
+                           "options; the dual storage may differ)."),
+    opt.Option("duals", "choice", default="auto", choices=DUALS,
+               doc="Storage of the triangle duals of dense problems in the diagonal order."),
+    opt.Option("interleave", "int", low=1, none=True,
+               doc="Parts of the triangle pass between which the equality sum(x) = n of "
+                   "sparsest cut is revisited (diagonal order only)."),
+    opt.Option("extrapolate", "bool", none=True,
+               doc="Now and then move all duals along their recent direction, kept only if "
+                   "the dual objective increases (default: with dense duals)."),
+    opt.Option("repair", "bool", default=True,
+               doc="Dense problems: at full checks where the gap holds, also try the metric "
+                   "repair of the iterate."),
+    opt.Option("continuation", "any",
+               doc="Warm start along the regularisation path: fractions of gamma solved "
+                   "first (True: 0.02 and 0.2; default: on for sparsest cut)."),
+    opt.POLISH.replace(doc="Solve the LP restricted to the constraints holding the largest "
+                           "duals exactly and certify it from its LP dual; once per gamma."),
+    opt.GAMMA_GROWTH,
+)
+
+
+@opt.takes_options(OPTIONS)
+def solve_dykstra(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, order, block,
+                  check_every, round_digits, threads, seed, max_memory, callback, verbose,
+                  checkpoint, checkpoint_every, resume, duals, interleave, extrapolate, repair,
+                  continuation, polish, gamma_growth):
     """Solve the quadratic regularisation of a metric LP by Dykstra's method.
 
     Parameters
@@ -106,7 +136,7 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
         Largest allowed certified LP gap ``(c'x - lower_bound) / |lower_bound|`` of an
         ``optimal`` answer, at an ``x`` violating nothing by more than ``tol``. A QP
         stage ends when its own relative gap ``|P - D| / max(|P|, |D|)`` (V §5.3) is
-        within ``gap_tol`` too; then the point is certified (:mod:`._core`), and if
+        within ``gap_tol`` too; then the point is certified (:mod:`.core.stage`), and if
         the LP gap is missed the run polishes and/or raises ``gamma`` (see ``polish``
         and ``gamma_growth``). The QP gap is reported as ``qp_gap``.
     max_iter : int, default=10000
@@ -232,10 +262,11 @@ def solve_dykstra(problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_
            333-355. https://doi.org/10.1137/18M1217152
     """
     options = {k: v for k, v in locals().items() if k != "problem"}
+    from ._dykstra_strategy import drive
     from .core.result import complete
 
-    return complete(problem, DykstraSolver().run(problem, **options), backend="dykstra",
-                    tol=tol, gap_tol=gap_tol)
+    return complete(problem, drive(problem, **options), backend="dykstra", tol=tol,
+                    gap_tol=gap_tol)
 
 
 class DykstraSolver(Solver):
@@ -246,7 +277,14 @@ class DykstraSolver(Solver):
     REQUIRED_MODULES = ("numba",)
     structures = ("dense", "edges")
     objectives = ("linear", "l1", "l2")
-    check_values = staticmethod(_check_option_values)
+    options = OPTIONS
+
+    @staticmethod
+    def driver(problem, **options):
+        """The raw answer of :func:`._dykstra_strategy.drive` (options checked)."""
+        from ._dykstra_strategy import drive
+
+        return drive(problem, **options)
 
     def supports(self, problem):
         """Dense and edge-list problems; not the cycle inequalities of MET(G)."""
@@ -288,29 +326,6 @@ class DykstraSolver(Solver):
                 return int(base + need)
             return int(base + 2 * 16 * 0.02 * 3 * (n * (n - 1) * (n - 2) // 6))
         return int(base + 8 * (3 * len(problem.triangles) + len(problem.wedges)))
-
-    def run(self, problem, *, gamma=None, lam=None, tol=1e-6, gap_tol=1e-4, max_iter=10000,
-            time_limit=None, order="diagonal", block=None, check_every=10,
-            round_digits=_DEFAULT_ROUND, threads=None, seed=None, max_memory=None,
-            callback=None, verbose=False, checkpoint=None, checkpoint_every=60.0, resume=None,
-            duals="auto", interleave=None, extrapolate=None, repair=True, continuation=None,
-            polish="auto", gamma_growth=10.0):
-        """Solve ``problem`` (see :func:`solve_dykstra` for the options); the raw answer,
-        completed by :func:`.core.result.complete`."""
-        _check_option_values(tol=tol, gap_tol=gap_tol, max_iter=max_iter, time_limit=time_limit,
-                             check_every=check_every, threads=threads, gamma=gamma, lam=lam,
-                             checkpoint_every=checkpoint_every, polish=polish,
-                             gamma_growth=gamma_growth, order=order, duals=duals,
-                             extrapolate=extrapolate, interleave=interleave)
-        from ._dykstra_strategy import drive
-
-        return drive(problem, gamma=gamma, lam=lam, tol=tol, gap_tol=gap_tol,
-                     max_iter=max_iter, time_limit=time_limit, order=order, block=block,
-                     check_every=check_every, round_digits=round_digits, threads=threads,
-                     max_memory=max_memory, callback=callback, checkpoint=checkpoint,
-                     checkpoint_every=checkpoint_every, resume=resume, duals=duals,
-                     interleave=interleave, extrapolate=extrapolate, repair=repair,
-                     continuation=continuation, polish=polish, gamma_growth=gamma_growth)
 
     def cite(self):
         """Reference of the method."""

@@ -6,9 +6,7 @@ objective alone and adds violated metric constraints round by round, re-solving
 warm-started from the previous basis (V §8.1.1).
 """
 
-import functools
 import math
-import numbers
 import time
 
 import numpy as np
@@ -20,6 +18,7 @@ from ..problems._pairs import n_pairs
 from ..result import Status
 from ._base import Solver
 from ._highs_status import map_status
+from .core import options as opt
 
 __all__ = ["HighsSolver", "HighsLazySolver", "estimate_memory"]
 
@@ -204,53 +203,59 @@ def _cluster_editing_rows(problem):
     return min(coef["per_wedge"] * open_wedge_count(graph), coef["per_edge"] * graph.m)
 
 
-# ------------------------------------------------------------ option checks
-def _bad(name, caller, what, value):
-    from ._core import bad_value
+# ------------------------------------------------------------ options
+def _options(tol, max_iter_doc, lp_algorithm, extra=()):
+    return (
+        opt.TOL.replace(default=tol, none=True, doc=(
+            "Largest constraint violation accepted (measured by metricopt on the returned x); "
+            "also HiGHS's primal and dual feasibility tolerance (at least 1e-10, HiGHS's "
+            "minimum).")),
+        opt.TIME_LIMIT.replace(doc="Seconds, model building included."),
+        opt.MAX_ITER.replace(none=True, doc=max_iter_doc),
+        opt.THREADS.replace(doc="HiGHS threads (None: HiGHS's choice)."),
+        opt.MAX_MEMORY.replace(doc="Bytes allowed (default: what the machine has available)."),
+        opt.VERBOSE.replace(doc="Let HiGHS log to the console."),
+        opt.SEED.replace(default=0, doc="Random seed in [0, 2**63); HiGHS's own is "
+                                        "seed % 2**31."),
+        opt.CALLBACK,
+        lp_algorithm,
+        *extra,
+        opt.GAP_TOL.replace(default=DEFAULT_GAP_TOL, doc=(
+            "Largest certified relative gap (fun - lower_bound) / max(|fun|, |lower_bound|) "
+            "accepted as optimal (LPs).")),
+    )
 
-    return bad_value(caller, name, value, what)
+
+#: The options of ``highs`` (:meth:`HighsSolver.driver`), declared once.
+OPTIONS = _options(None, "Simplex / interior-point / PDLP / QP iteration limit.", opt.Option(
+    "lp_algorithm", "choice", default="auto", choices=LP_ALGORITHMS,
+    doc="auto: the interior-point method (with crossover) for LPs with a sum row (sparsest "
+        "cut), the dual simplex method otherwise; pdlp: HiGHS's first-order method."))
+#: The options of ``highs-lazy`` (:meth:`HighsLazySolver.driver`), declared once.
+LAZY_OPTIONS = _options(DEFAULT_TOL, "Most rounds (HiGHS solves).", opt.Option(
+    "lp_algorithm", "choice", default="auto", choices=LAZY_LP_ALGORITHMS,
+    doc="auto: the dual simplex method, which re-solves from the previous basis; the "
+        "interior-point method starts over every round."), extra=(opt.Option(
+        "max_rows_per_round", "int", low=1, none=True,
+        doc="Add at most this many of the most violated rows per round (None: all "
+            "separated rows)."),))
 
 
 def _check_options(caller, *, tol, time_limit, max_iter, threads, max_memory, verbose, seed,
                    callback, lp_algorithm, max_rows_per_round=None, gap_tol=DEFAULT_GAP_TOL,
                    algorithms=LP_ALGORITHMS):
-    def real(value, name, allow_none=False):
-        if value is None and allow_none:
-            return None
-        ok = (isinstance(value, numbers.Real) and not isinstance(value, bool)
-              and math.isfinite(value) and value > 0)
-        if not ok:
-            raise _bad(name, caller, "a float in the range (0, inf)" + (" or None" if allow_none else ""),
-                       value)
-        return float(value)
+    """The options as the drivers use them (checked by ``Solver.run`` against
+    :data:`OPTIONS` or :data:`LAZY_OPTIONS`): numbers as float and int, ``seed`` None
+    as 0."""
+    def number(value, kind):
+        return None if value is None else kind(value)
 
-    def integer(value, name, low):
-        if value is None:
-            return None
-        if not isinstance(value, numbers.Integral) or isinstance(value, bool) or value < low:
-            raise _bad(name, caller, f"an int in the range [{low}, inf) or None", value)
-        return int(value)
-
-    tol = real(tol, "tol", allow_none=True)
-    gap_tol = real(gap_tol, "gap_tol")
-    time_limit = real(time_limit, "time_limit", allow_none=True)
-    max_iter = integer(max_iter, "max_iter", 1)
-    threads = integer(threads, "threads", 1)
-    max_memory = None if max_memory is None else int(real(max_memory, "max_memory"))
-    max_rows_per_round = integer(max_rows_per_round, "max_rows_per_round", 1)
-    if not isinstance(verbose, (bool, np.bool_)):
-        raise _bad("verbose", caller, "a bool", verbose)
-    if seed is None:
-        seed = 0
-    if not isinstance(seed, numbers.Integral) or isinstance(seed, bool) or not 0 <= seed < 2**63:
-        raise _bad("seed", caller, "an int in the range [0, 2**63) or None", seed)
-    if callback is not None and not callable(callback):
-        raise _bad("callback", caller, "a callable or None", callback)
-    if lp_algorithm not in algorithms:
-        raise _bad("lp_algorithm", caller, f"one of {', '.join(map(repr, algorithms))}", lp_algorithm)
-    return dict(tol=tol, time_limit=time_limit, max_iter=max_iter, threads=threads,
-                max_memory=max_memory, verbose=bool(verbose), seed=int(seed), callback=callback,
-                lp_algorithm=lp_algorithm, max_rows_per_round=max_rows_per_round, gap_tol=gap_tol)
+    return dict(tol=number(tol, float), time_limit=number(time_limit, float),
+                max_iter=number(max_iter, int), threads=number(threads, int),
+                max_memory=number(max_memory, int), verbose=bool(verbose),
+                seed=0 if seed is None else int(seed), callback=callback,
+                lp_algorithm=lp_algorithm, max_rows_per_round=number(max_rows_per_round, int),
+                gap_tol=float(gap_tol))
 
 
 def _default_tol(tol, algorithm):
@@ -261,7 +266,7 @@ def _default_tol(tol, algorithm):
 
 
 def _certified_gap(problem, fun, lower_bound):
-    """The certified LP gap of :func:`metricopt.solvers._core.lp_gap`; ``nan`` when
+    """The certified LP gap of :func:`metricopt.solvers.core.stage.lp_gap`; ``nan`` when
     ``fun`` or ``lower_bound`` is missing."""
     from .core.stage import GAP_FLOOR, lp_gap, objective_scale
 
@@ -541,7 +546,7 @@ class HighsSolver(Solver):
     other gets an auxiliary ``t >= |x - d|``; l2 is a QP with Hessian ``diag(2 w)``.
     The memory needed is estimated before anything is built. The LP lower bound is
     certified from HiGHS's row duals by weak duality, without trusting HiGHS's
-    tolerances (see :meth:`run`); ``lp_algorithm="pdlp"`` runs HiGHS's first-order
+    tolerances (see :meth:`driver`); ``lp_algorithm="pdlp"`` runs HiGHS's first-order
     method, whose answer is accepted only if it passes the same checks.
 
     Notes
@@ -570,7 +575,7 @@ class HighsSolver(Solver):
     REQUIRED_MODULES = ("highspy",)
     exact = True
     explicit_rows = True
-    check_values = staticmethod(functools.partial(_check_options, "highs"))
+    options = OPTIONS
 
     def estimate_memory(self, problem, lp_algorithm="auto"):
         """Estimated peak bytes (see :func:`metricopt.solvers.highs.estimate_memory`)."""
@@ -579,9 +584,8 @@ class HighsSolver(Solver):
     def cite(self):
         return "HiGHS (Huangfu & Hall 2018), https://highs.dev"
 
-    def run(self, problem, *, tol=None, time_limit=None, max_iter=None, threads=None,
-            max_memory=None, verbose=False, seed=0, callback=None, lp_algorithm="auto",
-            gap_tol=DEFAULT_GAP_TOL):
+    def driver(self, problem, *, tol, time_limit, max_iter, threads, max_memory, verbose, seed,
+               callback, lp_algorithm, gap_tol):
         """Solve ``problem`` exactly.
 
         Parameters
@@ -809,8 +813,7 @@ class HighsLazySolver(Solver):
     REQUIRED_MODULES = ("highspy",)
     exact = True
     explicit_rows = True
-    check_values = staticmethod(functools.partial(_check_options, "highs-lazy",
-                                                  algorithms=LAZY_LP_ALGORITHMS))
+    options = LAZY_OPTIONS
 
     def estimate_memory(self, problem, lp_algorithm="auto"):
         """Estimated bytes of the first rounds (see :func:`estimate_memory`)."""
@@ -819,9 +822,8 @@ class HighsLazySolver(Solver):
     def cite(self):
         return "HiGHS (Huangfu & Hall 2018) with lazy constraint generation (Veldt et al. 2019, §8.1.1)"
 
-    def run(self, problem, *, tol=1e-9, time_limit=None, max_iter=None, threads=None,
-            max_memory=None, verbose=False, seed=0, callback=None, lp_algorithm="auto",
-            max_rows_per_round=None, gap_tol=DEFAULT_GAP_TOL):
+    def driver(self, problem, *, tol, time_limit, max_iter, threads, max_memory, verbose, seed,
+               callback, lp_algorithm, max_rows_per_round, gap_tol):
         """Solve ``problem`` by adding violated constraints lazily.
 
         Parameters
@@ -861,7 +863,7 @@ class HighsLazySolver(Solver):
         Returns
         -------
         dict
-            As :meth:`HighsSolver.run`, with ``nit`` the number of rounds,
+            As :meth:`HighsSolver.driver`, with ``nit`` the number of rounds,
             ``highs_iterations`` the HiGHS iterations over all rounds,
             ``highs_objective`` the last round's HiGHS objective and
             ``certificate_seconds`` the time spent on certificates over all rounds.

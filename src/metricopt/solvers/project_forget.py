@@ -56,7 +56,7 @@ Oracles by problem structure:
 
 Stopping: a QP stage ends when the oracle's exact violation is at most ``tol`` and the
 relative QP primal-dual gap at most ``gap_tol``; the run is ``optimal`` when the
-certified LP gap is at most ``gap_tol`` too (:mod:`._core`: certificate, then the LP
+certified LP gap is at most ``gap_tol`` too (:mod:`.core.stage`: certificate, then the LP
 polish on the remembered constraints, then a larger ``gamma``).
 The default ``tol = 1e-4`` is tighter than the 0.01 of the papers' benchmarks (PF §4.2,
 App. 8), which the benchmarks pass explicitly.
@@ -80,26 +80,54 @@ References
 """
 
 from ._base import Solver
-from ._core import check_options
 from ._pf_oracles import estimate_memory
+from .core import options as opt
 
 __all__ = ["ProjectForgetSolver", "solve_project_forget"]
 
 
 # ------------------------------------------------------------------------ driver
-def _check_option_values(*, tol, gap_tol, max_iter, time_limit, passes, threads, gamma, lam,
-                         checkpoint_every, polish, gamma_growth):
-    """The checks of :func:`solve_project_forget`'s options that need no problem."""
-    check_options("solve_project_forget", tol=tol, gap_tol=gap_tol, max_iter=max_iter,
-                  time_limit=time_limit, passes=passes, threads=threads, gamma=gamma, lam=lam,
-                  checkpoint_every=checkpoint_every, polish=polish, gamma_growth=gamma_growth)
+#: The options of :func:`solve_project_forget`, declared once (:mod:`.core.options`).
+OPTIONS = (
+    opt.GAMMA.replace(doc="Regularisation c'x + (1/2 gamma) x'Wx: default 1 (cc, mn p = 1, "
+                          "cd), 5 (sc); ignored for mn with p = 2."),
+    opt.LAM.replace(doc="Sparsest cut: weight of the non-edges in W (default 1/n)."),
+    opt.TOL.replace(default=1e-4, doc="Largest allowed violation of any constraint by the "
+                                      "returned x (measured exactly)."),
+    opt.GAP_TOL.replace(default=1e-4, doc="Largest allowed certified LP gap (c'x - "
+                                          "lower_bound) / |lower_bound| of an optimal answer."),
+    opt.MAX_ITER.replace(default=1000, doc="Oracle calls (outer iterations)."),
+    opt.TIME_LIMIT.replace(doc="Seconds; checked after every projection pass."),
+    opt.Option("passes", "int", low=1, none=True,
+               doc="Projection passes over the active list per oracle call (default: "
+                   "5 min(t, 15) at iteration t; dense: until converged, at most 1000)."),
+    opt.THREADS.replace(doc="Threads of the shortest-path oracle and of the dense scan "
+                            "(default: all cores)."),
+    opt.SEED.replace(doc="Accepted for interface compatibility; the method is deterministic."),
+    opt.MAX_MEMORY.replace(doc="Bytes allowed: the run is refused beyond it, and stops with "
+                               "status limit when the active list outgrows it."),
+    opt.CALLBACK,
+    opt.VERBOSE,
+    opt.CHECKPOINT.replace(doc="Path of a checkpoint (x, the pair and sum duals, the active "
+                               "list), written every checkpoint_every seconds, at the end and "
+                               "on KeyboardInterrupt."),
+    opt.CHECKPOINT_EVERY.replace(doc="Seconds between two checkpoints (the clock decides "
+                                     "only when one is written)."),
+    opt.RESUME.replace(doc="Checkpoint to continue from (same problem, backend and gamma)."),
+    opt.POLISH.replace(doc="When a converged QP stage misses gap_tol, solve the LP restricted "
+                           "to the constraints holding a positive dual exactly and certify it "
+                           "from its LP dual."),
+    opt.GAMMA_GROWTH,
+    opt.SCHEDULER.replace(doc="Sparse problems (MET(G)) only: run the shortest-path oracle "
+                              "on this Dask cluster (a scheduler address such as "
+                              "tcp://host:8786, or a client)."),
+)
 
 
-def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-4,
-                         max_iter=1000, time_limit=None, passes=None, threads=None, seed=None,
-                         max_memory=None, callback=None, verbose=False, checkpoint=None,
-                         checkpoint_every=60.0, resume=None, polish="auto", gamma_growth=10.0,
-                         scheduler=None):
+@opt.takes_options(OPTIONS)
+def solve_project_forget(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, passes,
+                         threads, seed, max_memory, callback, verbose, checkpoint,
+                         checkpoint_every, resume, polish, gamma_growth, scheduler):
     """Solve the quadratic regularisation of a metric LP by Project and Forget.
 
     Parameters
@@ -118,7 +146,7 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
         Largest allowed certified LP gap ``(c'x - lower_bound) / |lower_bound|`` of an
         ``optimal`` answer, at an ``x`` violating nothing by more than ``tol``. A QP
         stage ends when its own relative gap ``|P - D| / max(|P|, |D|)`` (V §5.3) is
-        within ``gap_tol`` too; then the point is certified (:mod:`._core`), and if
+        within ``gap_tol`` too; then the point is certified (:mod:`.core.stage`), and if
         the LP gap is missed the run polishes and/or raises ``gamma`` (see ``polish``
         and ``gamma_growth``). The QP gap is reported as ``qp_gap``.
     max_iter : int, default=1000
@@ -190,10 +218,12 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
            large-scale metric constrained problems. arXiv:2005.03853.
     """
     options = {k: v for k, v in locals().items() if k != "problem"}
+    from ._pf_strategy import drive
     from .core.result import complete
 
-    return complete(problem, ProjectForgetSolver().run(problem, **options),
-                    backend="project-forget", tol=tol, gap_tol=gap_tol)
+    return complete(problem, drive(problem, **options), backend="project-forget", tol=tol,
+                    gap_tol=gap_tol)
+
 
 class ProjectForgetSolver(Solver):
     """Project and Forget: active-set Bregman projections (Sonthalia & Gilbert 2020)."""
@@ -204,30 +234,18 @@ class ProjectForgetSolver(Solver):
     REQUIRED_MODULES = ("numba",)
     structures = ("dense", "sparse", "edges")
     objectives = ("linear", "l1", "l2")
-    check_values = staticmethod(_check_option_values)
+    options = OPTIONS
+
+    @staticmethod
+    def driver(problem, **options):
+        """The raw answer of :func:`._pf_strategy.drive` (options checked)."""
+        from ._pf_strategy import drive
+
+        return drive(problem, **options)
 
     def estimate_memory(self, problem):
         """Estimated peak bytes (see :func:`estimate_memory`)."""
         return estimate_memory(problem)
-
-    def run(self, problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-4, max_iter=1000,
-            time_limit=None, passes=None, threads=None, seed=None, max_memory=None,
-            callback=None, verbose=False, checkpoint=None, checkpoint_every=60.0, resume=None,
-            polish="auto", gamma_growth=10.0, scheduler=None):
-        """Solve ``problem`` (see :func:`solve_project_forget` for the options); the raw
-        answer, completed by :func:`.core.result.complete`."""
-        _check_option_values(tol=tol, gap_tol=gap_tol, max_iter=max_iter,
-                             time_limit=time_limit, passes=passes, threads=threads,
-                             gamma=gamma, lam=lam, checkpoint_every=checkpoint_every,
-                             polish=polish, gamma_growth=gamma_growth)
-        from ._pf_strategy import drive
-
-        return drive(problem, gamma=gamma, lam=lam, tol=tol, gap_tol=gap_tol,
-                     max_iter=max_iter, time_limit=time_limit, passes=passes,
-                     threads=threads, max_memory=max_memory, callback=callback,
-                     checkpoint=checkpoint, checkpoint_every=checkpoint_every,
-                     resume=resume, polish=polish, gamma_growth=gamma_growth,
-                     scheduler=scheduler)
 
     def cite(self):
         """Reference of the method."""

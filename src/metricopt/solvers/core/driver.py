@@ -94,7 +94,8 @@ class Answer:
     """A finished run's point and the backend's own result fields.
 
     ``certify(until)``: the final certificate of a run that did not end optimal (None:
-    none can be computed); ``suffix``: said after the loop's message.
+    none can be computed); ``suffix``: said after the loop's message; ``status`` and
+    ``message``: a finishing stage's, which replace the loop's (None: the loop's).
     """
 
     x: np.ndarray
@@ -102,6 +103,8 @@ class Answer:
     fields: dict
     certify: object = None
     suffix: str = ""
+    status: int = None
+    message: str = None
 
 
 class Strategy:
@@ -289,7 +292,8 @@ def iterate(strategy, problem, lp_stage, counters, *, tol, gap_tol, max_iter, ti
         ans = strategy.answer(loop.status, loop, lp_stage, final)
     finally:
         strategy.close()
-    status, message = loop.status, loop.message + ans.suffix
+    status = loop.status if ans.status is None else ans.status
+    message = (loop.message if ans.message is None else ans.message) + ans.suffix
     x, viol = ans.x, ans.violation
     if status != Status.OPTIMAL:
         x, viol = lp_stage.answer_at_limit(x, viol)
