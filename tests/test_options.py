@@ -176,8 +176,8 @@ def test_signatures_are_derived_from_the_declarations(name):
     declared = [(o.name, o.default) for o in solver.options]
     params = inspect.signature(solver.run).parameters.values()
     assert [(p.name, p.default) for p in params][1:] == declared
-    if inspect.isfunction(solver.driver):  # the public solve_X function
-        public = getattr(sys.modules[type(solver).__module__], solver.driver.__name__)
+    if solver.public:  # the public solve_X function
+        public = getattr(sys.modules[type(solver).__module__], solver.public)
         params = inspect.signature(public).parameters.values()
         assert [(p.name, p.default) for p in params][1:] == declared
 

@@ -104,12 +104,14 @@ class Solver:
         (``staticmethod``) or a method."""
         raise NotImplementedError
 
+    #: The name of the backend's public function (``"solve_dykstra"``), if it has one.
+    public = None
+
     @property
     def caller(self):
-        """The name refused option values are reported against: the driver's when it is
-        the backend's public function (``solve_dykstra``), else the backend's."""
-        driver = self.driver
-        return driver.__name__ if inspect.isfunction(driver) else self.name
+        """The name refused option values are reported against: the backend's public
+        function (``solve_dykstra``), else the backend's name."""
+        return self.public or self.name
 
     def run(self, problem, **options):
         """Solve ``problem``: ``options`` checked against :attr:`options`, the others at

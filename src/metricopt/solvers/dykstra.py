@@ -53,6 +53,7 @@ References
 """
 
 from ._base import Solver
+from ._dykstra_strategy import drive
 from ._dykstra_state import ALIASES as _ALIASES
 from ._dykstra_state import DUALS, ORDERS
 from .core import options as opt
@@ -262,7 +263,6 @@ def solve_dykstra(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, or
            333-355. https://doi.org/10.1137/18M1217152
     """
     options = {k: v for k, v in locals().items() if k != "problem"}
-    from ._dykstra_strategy import drive
     from .core.result import complete
 
     return complete(problem, drive(problem, **options), backend="dykstra", tol=tol,
@@ -278,13 +278,8 @@ class DykstraSolver(Solver):
     structures = ("dense", "edges")
     objectives = ("linear", "l1", "l2")
     options = OPTIONS
-
-    @staticmethod
-    def driver(problem, **options):
-        """The raw answer of :func:`._dykstra_strategy.drive` (options checked)."""
-        from ._dykstra_strategy import drive
-
-        return drive(problem, **options)
+    public = "solve_dykstra"
+    driver = staticmethod(drive)
 
     def supports(self, problem):
         """Dense and edge-list problems; not the cycle inequalities of MET(G)."""

@@ -55,6 +55,7 @@ References
 """
 
 from ._base import Solver
+from ._lighttouch_run import drive
 from ._lighttouch_run import _SPARSE, FINISHES, TOUCHES
 from ._lighttouch_run import _memory as _round_memory
 from .core import options as opt
@@ -242,7 +243,6 @@ def solve_lighttouch(problem, *, tol, gap_tol, max_iter, time_limit, seed, threa
            Constrained SGD. COLT 2016, PMLR 49, 729-771. arXiv:1512.04960
     """
     options = {k: v for k, v in locals().items() if k != "problem"}
-    from ._lighttouch_run import drive
     from .core.result import complete
 
     return complete(problem, drive(problem, **options), backend="lighttouch", tol=tol,
@@ -259,13 +259,8 @@ class LightTouchSolver(Solver):
     structures = ("dense", "edges")
     objectives = ("linear", "l1", "l2")
     options = OPTIONS
-
-    @staticmethod
-    def driver(problem, **options):
-        """The raw answer of :func:`._lighttouch_run.drive` (options checked)."""
-        from ._lighttouch_run import drive
-
-        return drive(problem, **options)
+    public = "solve_lighttouch"
+    driver = staticmethod(drive)
 
     def supports(self, problem):
         """Dense and edge-list problems; not the cycle inequalities of MET(G)."""

@@ -80,6 +80,7 @@ References
 """
 
 from ._base import Solver
+from ._pf_strategy import drive
 from ._pf_oracles import estimate_memory
 from .core import options as opt
 
@@ -218,7 +219,6 @@ def solve_project_forget(problem, *, gamma, lam, tol, gap_tol, max_iter, time_li
            large-scale metric constrained problems. arXiv:2005.03853.
     """
     options = {k: v for k, v in locals().items() if k != "problem"}
-    from ._pf_strategy import drive
     from .core.result import complete
 
     return complete(problem, drive(problem, **options), backend="project-forget", tol=tol,
@@ -235,13 +235,8 @@ class ProjectForgetSolver(Solver):
     structures = ("dense", "sparse", "edges")
     objectives = ("linear", "l1", "l2")
     options = OPTIONS
-
-    @staticmethod
-    def driver(problem, **options):
-        """The raw answer of :func:`._pf_strategy.drive` (options checked)."""
-        from ._pf_strategy import drive
-
-        return drive(problem, **options)
+    public = "solve_project_forget"
+    driver = staticmethod(drive)
 
     def estimate_memory(self, problem):
         """Estimated peak bytes (see :func:`estimate_memory`)."""
