@@ -466,7 +466,7 @@ def test_continuation_keeps_the_dykstra_invariant(tmp_path, monkeypatch, duals):
             i, j, k = trip[p // 3]
             for pair, sign in zip((index(i, j), index(i, k), index(j, k)), signs[p % 3]):
                 atz[pair] += sign * z
-        x_expected = st0["x"] * (gamma / 5.0) - st0["winv"] * atz
+        x_expected = st0.x * (gamma / 5.0) - st0.winv * atz
         np.testing.assert_allclose(x, x_expected, rtol=0, atol=1e-12 * np.abs(x).max())
 
 

@@ -8,6 +8,8 @@ in :mod:`._triangle_dense`, :mod:`._triangle_sparse`, :mod:`._dykstra_parallel` 
 :mod:`._constraint_kernels`.
 """
 
+import dataclasses
+
 import numpy as np
 
 from .. import _config
@@ -15,8 +17,8 @@ from ..exceptions import InputError, InvalidParameterError
 from . import _checkpoint, _regularised
 from .core.options import check_choice
 
-__all__ = ["ORDERS", "DUALS", "ALIASES", "setup", "packed", "dense_duals", "dense_duals_fit",
-           "work_buffers", "one_pass", "extrapolate", "continuation_gammas", "rescale",
+__all__ = ["DykstraState", "ORDERS", "DUALS", "ALIASES", "setup", "packed", "dense_duals",
+           "dense_duals_fit", "work_buffers", "one_pass", "extrapolate", "continuation_gammas", "rescale",
            "dual_bytes", "write_checkpoint", "read_checkpoint"]
 
 #: visiting orders of the triangle constraints ("blocked" is accepted for "parallel")
@@ -26,22 +28,73 @@ DUALS = ("auto", "dense", "sparse")
 ALIASES = {"blocked": "parallel"}
 
 
+@dataclasses.dataclass(eq=False)
+class DykstraState(_regularised.QPState):
+    """A dykstra run's arrays: the QP's (:class:`._regularised.QPState`) and the duals.
+
+    Attributes
+    ----------
+    kind : str
+    n : int
+    dense : bool
+        All pairs (triangle duals), else the explicit triangle and wedge lists of ``cd``.
+    idx : ndarray or None
+        Packed to diagonal positions of the diagonal layout (None: packed layout).
+    tri_pos, tri_val, tri_start : ndarray
+        Sparse triangle duals: positions and values in visiting order (the parallel
+        order's per-worker lists concatenated, ``tri_start`` delimiting them).
+    tri, wed, z_tri, z_wed : ndarray
+        Explicit rows of ``cd`` and their duals.
+    rows : ndarray
+        The diagonal layout's rows (dense duals).
+    z_dense : ndarray
+        Dense triangle duals, one per constraint in the diagonal order.
+    z_dense_ref, x_ref, f_ref, z_pair_ref, z_sum_ref, bz_ref, ext_beta
+        The extrapolation's reference point and trust region (:func:`extrapolate`).
+    par_sched, par_pos, par_val, par_cnt
+        The parallel order's schedule and per-worker dual lists.
+    """
+
+    kind: str = None
+    n: int = 0
+    dense: bool = True
+    idx: np.ndarray = None
+    tri_pos: np.ndarray = None
+    tri_val: np.ndarray = None
+    tri_start: np.ndarray = None
+    tri: np.ndarray = None
+    wed: np.ndarray = None
+    z_tri: np.ndarray = None
+    z_wed: np.ndarray = None
+    rows: np.ndarray = None
+    z_dense: np.ndarray = None
+    z_dense_ref: np.ndarray = None
+    x_ref: np.ndarray = None
+    f_ref: np.ndarray = None
+    z_pair_ref: np.ndarray = None
+    z_sum_ref: float = None
+    bz_ref: float = None
+    ext_beta: float = None
+    par_sched: np.ndarray = None
+    par_pos: np.ndarray = None
+    par_val: np.ndarray = None
+    par_cnt: np.ndarray = None
+
+
 # ----------------------------------------------------------------------------- setup
 def setup(problem, gamma, lam, order="diagonal"):
     """Work arrays of the regularised QP of ``problem`` (see the module docstring).
 
     Dense problems are laid out as ``order`` needs (``L.LAYOUTS``): the diagonal layout
-    (``st["idx"]`` maps packed to diagonal positions) or the packed one (``idx`` None).
+    (``st.idx`` maps packed to diagonal positions) or the packed one (``idx`` None).
     """
     from . import _layouts as L
 
-    kind = problem.kind
     n = problem.n
     dense = problem.structure == "dense"
-    st = dict(kind=kind, n=n, dense=dense, idx=None)
+    idx = None
     if dense and L.LAYOUTS[order] == "diagonal":
         idx = L.packed_to_diagonal_index(n)
-        st["idx"] = idx
 
         def lay(a):
             out = np.empty(a.shape[0], dtype=np.float64)
@@ -51,22 +104,23 @@ def setup(problem, gamma, lam, order="diagonal"):
         def lay(a):
             return np.ascontiguousarray(a, dtype=np.float64).copy()
 
-    st.update(_regularised.setup(problem, gamma, lam, lay))
+    st = _regularised.setup(problem, gamma, lam, lay, state=DykstraState, kind=problem.kind,
+                            n=n, dense=dense, idx=idx)
     if dense:
-        st["tri_pos"] = np.empty(0, dtype=np.int64)
-        st["tri_val"] = np.empty(0, dtype=np.float64)
-        st["tri_start"] = np.zeros(1, dtype=np.int64)
+        st.tri_pos = np.empty(0, dtype=np.int64)
+        st.tri_val = np.empty(0, dtype=np.float64)
+        st.tri_start = np.zeros(1, dtype=np.int64)
     else:
-        st["tri"] = np.ascontiguousarray(problem.triangles, dtype=np.int64).reshape(-1, 3)
-        st["wed"] = np.ascontiguousarray(problem.wedges, dtype=np.int64).reshape(-1, 2)
-        st["z_tri"] = np.zeros(3 * st["tri"].shape[0])
-        st["z_wed"] = np.zeros(st["wed"].shape[0])
+        st.tri = np.ascontiguousarray(problem.triangles, dtype=np.int64).reshape(-1, 3)
+        st.wed = np.ascontiguousarray(problem.wedges, dtype=np.int64).reshape(-1, 2)
+        st.z_tri = np.zeros(3 * st.tri.shape[0])
+        st.z_wed = np.zeros(st.wed.shape[0])
     return st
 
 
 def packed(st, x=None):
-    x = st["x"] if x is None else x
-    return x[st["idx"]] if st["idx"] is not None else x.copy()
+    x = st.x if x is None else x
+    return x[st.idx] if st.idx is not None else x.copy()
 
 
 def dense_dual_bytes(n, with_reference=True):
@@ -93,13 +147,12 @@ def dense_duals_fit(n, max_memory=None):
 
 
 
-def dense_duals(duals, order, st, with_reference=True, max_memory=None):
+def dense_duals(duals, order, dense, n, with_reference=True, max_memory=None):
     """Whether the triangle duals are stored densely (see ``duals`` of solve_dykstra);
     ``with_reference``: a second copy is kept for the extrapolation."""
     check_choice("solve_dykstra", "duals", duals, DUALS)
-    if not st["dense"] or duals == "sparse":
+    if not dense or duals == "sparse":
         return False
-    n = st["n"]
     need = dense_dual_bytes(n, with_reference)
     if duals == "dense":
         if order != "diagonal":
@@ -123,47 +176,47 @@ def work_buffers(st, order, block, use_dense, extrapolate):
     """
     from . import _layouts as L
 
-    n = st["n"]
+    n = st.n
     bufs = [np.empty(1024, dtype=np.int64), np.empty(1024), np.empty(0, dtype=np.int64),
             np.empty(0)]
-    if st["dense"] and order == "parallel":
+    if st.dense and order == "parallel":
         from ._dykstra_parallel import NWORKERS, schedule
 
-        st["par_sched"] = schedule(n, block)
-        start = st["tri_start"]
+        st.par_sched = schedule(n, block)
+        start = st.tri_start
         if start.shape[0] != NWORKERS + 1:
             start = np.zeros(NWORKERS + 1, dtype=np.int64)
         cnt = np.diff(start).astype(np.int64)
         cap = max(1024, int(cnt.max(initial=0)))
-        st["par_pos"] = np.zeros((NWORKERS, cap), dtype=np.int64)
-        st["par_val"] = np.zeros((NWORKERS, cap))
+        st.par_pos = np.zeros((NWORKERS, cap), dtype=np.int64)
+        st.par_val = np.zeros((NWORKERS, cap))
         for w in range(NWORKERS):
-            st["par_pos"][w, :cnt[w]] = st["tri_pos"][start[w]:start[w + 1]]
-            st["par_val"][w, :cnt[w]] = st["tri_val"][start[w]:start[w + 1]]
-        st["par_cnt"] = cnt
+            st.par_pos[w, :cnt[w]] = st.tri_pos[start[w]:start[w + 1]]
+            st.par_val[w, :cnt[w]] = st.tri_val[start[w]:start[w + 1]]
+        st.par_cnt = cnt
         bufs[0] = np.empty((NWORKERS, cap), dtype=np.int64)
         bufs[1] = np.empty((NWORKERS, cap))
     if use_dense:
-        st["rows"] = L.diagonal_rows(n, block)
-        if st.get("z_dense") is None:  # fresh, or a checkpoint of a sparse-dual run
-            st["z_dense"] = L.sparse_to_dense_duals(st["tri_pos"], st["tri_val"], st["rows"])
-        st["tri_pos"], st["tri_val"] = np.empty(0, dtype=np.int64), np.empty(0)
+        st.rows = L.diagonal_rows(n, block)
+        if st.z_dense is None:  # fresh, or a checkpoint of a sparse-dual run
+            st.z_dense = L.sparse_to_dense_duals(st.tri_pos, st.tri_val, st.rows)
+        st.tri_pos, st.tri_val = np.empty(0, dtype=np.int64), np.empty(0)
         if not extrapolate:
-            st["z_dense_ref"] = None
-        elif st.get("z_dense_ref") is None or "ext_beta" not in st:
-            st["z_dense_ref"] = st["z_dense"].copy()
+            st.z_dense_ref = None
+        elif st.z_dense_ref is None or st.ext_beta is None:
+            st.z_dense_ref = st.z_dense.copy()
             set_reference(st, _regularised.pair_bz(st))
-            st["ext_beta"] = _config.DYKSTRA_EXTRAPOLATE_START
-    elif st.get("z_dense") is not None:  # checkpoint of a dense-dual run
-        st["tri_pos"], st["tri_val"] = L.dense_to_sparse_duals(st["z_dense"],
+            st.ext_beta = _config.DYKSTRA_EXTRAPOLATE_START
+    elif st.z_dense is not None:  # checkpoint of a dense-dual run
+        st.tri_pos, st.tri_val = L.dense_to_sparse_duals(st.z_dense,
                                                                L.diagonal_rows(n, block))
-        st["z_dense"] = st["z_dense_ref"] = st["z_pair_ref"] = st["x_ref"] = st["f_ref"] = None
-    if st["dense"] and order != "parallel" and not use_dense:
+        st.z_dense = st.z_dense_ref = st.z_pair_ref = st.x_ref = st.f_ref = None
+    if st.dense and order != "parallel" and not use_dense:
         # current list lives in bufs[2:4] (views), the next one is written to bufs[0:2]
-        bufs[2], bufs[3] = st["tri_pos"].copy(), st["tri_val"].copy()
-        st["tri_pos"], st["tri_val"] = bufs[2], bufs[3]
-        bufs[0] = np.empty(max(1024, st["tri_pos"].shape[0]), dtype=np.int64)
-        bufs[1] = np.empty(max(1024, st["tri_pos"].shape[0]))
+        bufs[2], bufs[3] = st.tri_pos.copy(), st.tri_val.copy()
+        st.tri_pos, st.tri_val = bufs[2], bufs[3]
+        bufs[0] = np.empty(max(1024, st.tri_pos.shape[0]), dtype=np.int64)
+        bufs[1] = np.empty(max(1024, st.tri_pos.shape[0]))
     return bufs
 
 
@@ -178,77 +231,77 @@ def one_pass(st, order, block, bufs, interleave=1):
     from . import _triangle_dense as D
     from . import _triangle_sparse as S
 
-    x, winv = st["x"], st["winv"]
+    x, winv = st.x, st.winv
     vmax = smax = 0.0
     nnz = 0
     bz = 0.0
-    has_sum = st["sum_value"] is not None
-    total = float(st["sum_value"]) if has_sum else 0.0
-    n = st["n"]
+    has_sum = st.sum_value is not None
+    total = float(st.sum_value) if has_sum else 0.0
+    n = st.n
     part = max(1, -(-((n - 1) * (n - 2) // 2) // max(1, int(interleave))))
-    if st["dense"] and st.get("z_dense") is not None:
+    if st.dense and st.z_dense is not None:
         state = np.zeros(1, dtype=np.int64)
         acc = np.zeros(3)
-        while not D.triangle_rows_dense(x, winv, n, st["rows"], st["z_dense"], state, acc,
+        while not D.triangle_rows_dense(x, winv, n, st.rows, st.z_dense, state, acc,
                                         part):
             if has_sum:
-                st["z_sum"], _, _ = C.sum_step(x, winv, st["z_sum"], total)
+                st.z_sum, _, _ = C.sum_step(x, winv, st.z_sum, total)
         c = int(acc[2])
         a, m = acc[0], acc[1]
         nnz += c
         vmax, smax = max(vmax, a), max(smax, m)
-    elif st["dense"]:
+    elif st.dense:
         if order == "parallel":
             from ._dykstra_parallel import triangle_pass_parallel
 
             p, v, cnt, a, m = triangle_pass_parallel(
-                x, winv, n, block, st["par_pos"], st["par_val"], st["par_cnt"], bufs[0],
-                bufs[1], st["par_sched"])
-            bufs[0], bufs[1] = st["par_pos"], st["par_val"]
-            st["par_pos"], st["par_val"], st["par_cnt"] = p, v, cnt
+                x, winv, n, block, st.par_pos, st.par_val, st.par_cnt, bufs[0],
+                bufs[1], st.par_sched)
+            bufs[0], bufs[1] = st.par_pos, st.par_val
+            st.par_pos, st.par_val, st.par_cnt = p, v, cnt
             c = int(cnt.sum())
         elif order == "diagonal":
             state = np.zeros(6, dtype=np.int64)
             acc = np.zeros(2)
             p, v = bufs[0], bufs[1]
             while True:
-                p, v, done = S.triangle_rows_diagonal(x, winv, n, block, st["tri_pos"],
-                                                      st["tri_val"], p, v, state, acc, part)
+                p, v, done = S.triangle_rows_diagonal(x, winv, n, block, st.tri_pos,
+                                                      st.tri_val, p, v, state, acc, part)
                 if done:
                     break
                 if has_sum:
-                    st["z_sum"], _, _ = C.sum_step(x, winv, st["z_sum"], total)
+                    st.z_sum, _, _ = C.sum_step(x, winv, st.z_sum, total)
             c, a, m = int(state[5]), acc[0], acc[1]
         else:
-            p, v, c, a, m = S.TRIANGLE_KERNELS[order](x, winv, n, block, st["tri_pos"],
-                                                      st["tri_val"], bufs[0], bufs[1])
+            p, v, c, a, m = S.TRIANGLE_KERNELS[order](x, winv, n, block, st.tri_pos,
+                                                      st.tri_val, bufs[0], bufs[1])
         if order != "parallel":
             # this pass's list becomes current; the old current buffer is next scratch
             old_p, old_v = bufs[2], bufs[3]
             bufs[0], bufs[1] = old_p, old_v
             bufs[2], bufs[3] = p, v
-            st["tri_pos"], st["tri_val"] = p[:c], v[:c]
+            st.tri_pos, st.tri_val = p[:c], v[:c]
         nnz += c
         vmax, smax = max(vmax, a), max(smax, m)
     else:
-        c, a, m = C.edge_triangle_pass(x, winv, st["tri"], st["z_tri"])
+        c, a, m = C.edge_triangle_pass(x, winv, st.tri, st.z_tri)
         nnz += c
         vmax, smax = max(vmax, a), max(smax, m)
-        b, c, a, m = C.wedge_pass(x, winv, st["wed"], st["z_wed"])
+        b, c, a, m = C.wedge_pass(x, winv, st.wed, st.z_wed)
         bz += b
         nnz += c
         vmax, smax = max(vmax, a), max(smax, m)
-    f = st["f"]
+    f = st.f
     b, c, a, m = C.pair_pass(
-        x, winv, f if f is not None else x, st["delta"] if st["delta"] is not None else x,
-        st["z_pair"], st["lower"], st["upper"], f is not None, st["has_lower"], st["has_upper"])
+        x, winv, f if f is not None else x, st.delta if st.delta is not None else x,
+        st.z_pair, st.lower, st.upper, f is not None, st.has_lower, st.has_upper)
     bz += b
     nnz += c
     vmax, smax = max(vmax, a), max(smax, m)
     if has_sum:
-        st["z_sum"], a, m = C.sum_step(x, winv, st["z_sum"], total)
-        bz += total * st["z_sum"]
-        nnz += st["z_sum"] != 0.0
+        st.z_sum, a, m = C.sum_step(x, winv, st.z_sum, total)
+        bz += total * st.z_sum
+        nnz += st.z_sum != 0.0
         vmax, smax = max(vmax, a), max(smax, m)
     return bz, int(nnz), float(vmax), float(smax)
 
@@ -273,11 +326,11 @@ def extrapolate(st, dual):
     """
     from . import _triangle_dense as D
 
-    x, winv, f = st["x"], st["winv"], st["f"]
+    x, winv, f = st.x, st.winv, st.f
     bz = _regularised.pair_bz(st)
-    dx = x - st["x_ref"]
-    df = None if f is None else f - st["f_ref"]
-    dbz = bz - st["bz_ref"]
+    dx = x - st.x_ref
+    df = None if f is None else f - st.f_ref
+    dbz = bz - st.bz_ref
     samples = [dual]
     for t in (1.0, 2.0):
         samples.append(_regularised.objectives(st, bz + t * dbz, x + t * dx,
@@ -287,53 +340,53 @@ def extrapolate(st, dual):
     beta = _config.DYKSTRA_EXTRAPOLATE_MAX if curv >= 0 else -slope / (2.0 * curv)
     if not np.isfinite(beta) or beta <= 0.0:
         beta = _config.DYKSTRA_EXTRAPOLATE_MIN
-    cap = st["ext_beta"]  # a trust region: doubled after a kept move, quartered otherwise
+    cap = st.ext_beta  # a trust region: doubled after a kept move, quartered otherwise
     beta = float(min(max(beta, _config.DYKSTRA_EXTRAPOLATE_MIN), cap))
     x_old = x.copy()
     f_old = None if f is None else f.copy()
-    zp_old = st["z_pair"].copy()
-    zs_old = st["z_sum"]
-    D.extrapolate_dense_duals(x, winv, st["n"], st["rows"], st["z_dense"], st["z_dense_ref"],
+    zp_old = st.z_pair.copy()
+    zs_old = st.z_sum
+    D.extrapolate_dense_duals(x, winv, st.n, st.rows, st.z_dense, st.z_dense_ref,
                               beta)
-    zp = np.maximum(zp_old + beta * (zp_old - st["z_pair_ref"]), 0.0)
+    zp = np.maximum(zp_old + beta * (zp_old - st.z_pair_ref), 0.0)
     d = zp - zp_old
     x -= winv * (d[0] - d[1] - d[2] + d[3])
     if f is not None:
         f += winv * (d[0] + d[1])
-    st["z_pair"][:] = zp
-    if st["sum_value"] is not None:
-        zs = zs_old + beta * (zs_old - st["z_sum_ref"])
+    st.z_pair[:] = zp
+    if st.sum_value is not None:
+        zs = zs_old + beta * (zs_old - st.z_sum_ref)
         x -= winv * (zs - zs_old)
-        st["z_sum"] = zs
+        st.z_sum = zs
     new_bz = _regularised.pair_bz(st)
     _, new_dual, _ = _regularised.objectives(st, new_bz)
     if np.isfinite(new_dual) and new_dual > dual:
         # the reference stays at the point before the move (the kernel left its duals in
         # z_dense_ref), so the next direction includes this move: a momentum term, and
         # no copy of the dense duals (USAir97 sc: 970 -> 810 passes)
-        st["x_ref"], st["f_ref"], st["z_pair_ref"] = x_old, f_old, zp_old
-        st["z_sum_ref"], st["bz_ref"] = zs_old, bz
-        st["ext_beta"] = min(2.0 * cap, _config.DYKSTRA_EXTRAPOLATE_MAX)
+        st.x_ref, st.f_ref, st.z_pair_ref = x_old, f_old, zp_old
+        st.z_sum_ref, st.bz_ref = zs_old, bz
+        st.ext_beta = min(2.0 * cap, _config.DYKSTRA_EXTRAPOLATE_MAX)
         return True
-    st["z_dense"][:] = st["z_dense_ref"]  # the kernel left the old duals there
+    st.z_dense[:] = st.z_dense_ref  # the kernel left the old duals there
     x[:] = x_old
     if f is not None:
         f[:] = f_old
-    st["z_pair"][:] = zp_old
-    st["z_sum"] = zs_old
+    st.z_pair[:] = zp_old
+    st.z_sum = zs_old
     set_reference(st, bz)
-    st["ext_beta"] = max(cap / 4.0, _config.DYKSTRA_EXTRAPOLATE_MIN)
+    st.ext_beta = max(cap / 4.0, _config.DYKSTRA_EXTRAPOLATE_MIN)
     return False
 
 
 def set_reference(st, bz):
     """Remember the current iterate as the base of the next extrapolation (the dense
     triangle duals are handled by the caller)."""
-    st["x_ref"] = st["x"].copy()
-    st["f_ref"] = None if st["f"] is None else st["f"].copy()
-    st["z_pair_ref"] = st["z_pair"].copy()
-    st["z_sum_ref"] = st["z_sum"]
-    st["bz_ref"] = bz
+    st.x_ref = st.x.copy()
+    st.f_ref = None if st.f is None else st.f.copy()
+    st.z_pair_ref = st.z_pair.copy()
+    st.z_sum_ref = st.z_sum
+    st.bz_ref = bz
 
 
 def continuation_gammas(continuation, st):
@@ -342,12 +395,12 @@ def continuation_gammas(continuation, st):
     bad = InvalidParameterError(
         "The 'continuation' parameter of solve_dykstra must be a bool, None or a sequence "
         f"of increasing fractions in (0, 1). Got {continuation!r} instead.")
-    g = st["gamma"]
+    g = st.gamma
     if continuation is None:
-        continuation = st["sum_value"] is not None  # measured to help on sparsest cut
+        continuation = st.sum_value is not None  # measured to help on sparsest cut
     if continuation is False:
         return [g]
-    if st["delta"] is not None and st["f"] is None:  # mn with p = 2: gamma is fixed
+    if st.delta is not None and st.f is None:  # mn with p = 2: gamma is fixed
         raise InvalidParameterError(
             "continuation needs a regularised LP; metric nearness with p = 2 is a QP")
     if isinstance(continuation, (str, bytes)):
@@ -373,43 +426,43 @@ def rescale(st, gamma):
     a metric LP's regularisation change little along the path). The extrapolation's
     reference point moves the same way.
     """
-    ratio = gamma / st["gamma"]
-    delta = st["delta"]
-    for key in ("x", "x_ref"):
-        a = st.get(key)
+    ratio = gamma / st.gamma
+    delta = st.delta
+    for a in (st.x, st.x_ref):
         if a is None:
             continue
         if delta is None:
             a *= ratio
         else:
             a[:] = delta + ratio * (a - delta)
-    for key in ("f", "f_ref", "z_pair", "z_pair_ref", "z_dense", "z_dense_ref", "tri_val",
-                "par_val", "z_tri", "z_wed"):
-        if st.get(key) is not None:
-            st[key] *= ratio
-    st["z_sum"] *= ratio
-    for key in ("z_sum_ref", "bz_ref"):
-        if key in st:
-            st[key] *= ratio
-    if "ext_beta" in st:
-        st["ext_beta"] = _config.DYKSTRA_EXTRAPOLATE_START
-    st["gamma"] = gamma
+    for a in (st.f, st.f_ref, st.z_pair, st.z_pair_ref, st.z_dense, st.z_dense_ref,
+              st.tri_val, st.par_val, st.z_tri, st.z_wed):
+        if a is not None:
+            a *= ratio
+    st.z_sum *= ratio
+    if st.z_sum_ref is not None:
+        st.z_sum_ref *= ratio
+    if st.bz_ref is not None:
+        st.bz_ref *= ratio
+    if st.ext_beta is not None:
+        st.ext_beta = _config.DYKSTRA_EXTRAPOLATE_START
+    st.gamma = gamma
 
 
 def dual_bytes(st, bufs):
-    total = st["z_pair"].nbytes
-    if st.get("z_dense") is not None:
-        total += st["z_dense"].nbytes
-        if st.get("z_dense_ref") is not None:
-            total += st["z_dense_ref"].nbytes
-    elif st["dense"] and "par_pos" in st:
-        total += st["par_pos"].nbytes + st["par_val"].nbytes
+    total = st.z_pair.nbytes
+    if st.z_dense is not None:
+        total += st.z_dense.nbytes
+        if st.z_dense_ref is not None:
+            total += st.z_dense_ref.nbytes
+    elif st.dense and st.par_pos is not None:
+        total += st.par_pos.nbytes + st.par_val.nbytes
         total += sum(b.nbytes for b in bufs[:2])
-    elif st["dense"]:
-        total += st["tri_pos"].nbytes + st["tri_val"].nbytes
+    elif st.dense:
+        total += st.tri_pos.nbytes + st.tri_val.nbytes
         total += sum(b.nbytes for b in bufs[:2])
     else:
-        total += st["z_tri"].nbytes + st["z_wed"].nbytes
+        total += st.z_tri.nbytes + st.z_wed.nbytes
     return int(total)
 
 
@@ -420,55 +473,57 @@ _STATE_ARRAYS = ("x", "f", "z_pair", "tri_pos", "tri_val", "tri_start", "z_tri",
 
 def write_checkpoint(path, st, counters, options, problem, digest):
     """Write the complete iteration state (:mod:`metricopt.solvers._checkpoint`)."""
-    if "par_pos" in st:  # per-worker dual lists, stored concatenated with offsets
-        cnt = st["par_cnt"]
-        st["tri_pos"] = np.concatenate([st["par_pos"][w, :c] for w, c in enumerate(cnt)])
-        st["tri_val"] = np.concatenate([st["par_val"][w, :c] for w, c in enumerate(cnt)])
-        st["tri_start"] = np.r_[0, np.cumsum(cnt)].astype(np.int64)
-    arrays = {k: st[k] for k in _STATE_ARRAYS if st.get(k) is not None}
-    arrays["z_sum"] = np.array(st["z_sum"])
-    if st.get("z_dense_ref") is not None:
-        arrays["z_sum_ref"] = np.array(st["z_sum_ref"])
-        arrays["bz_ref"] = np.array(st["bz_ref"])
-        arrays["ext_beta"] = np.array(st["ext_beta"])
+    if st.par_pos is not None:  # per-worker dual lists, stored concatenated with offsets
+        cnt = st.par_cnt
+        st.tri_pos = np.concatenate([st.par_pos[w, :c] for w, c in enumerate(cnt)])
+        st.tri_val = np.concatenate([st.par_val[w, :c] for w, c in enumerate(cnt)])
+        st.tri_start = np.r_[0, np.cumsum(cnt)].astype(np.int64)
+    arrays = {k: getattr(st, k) for k in _STATE_ARRAYS if getattr(st, k) is not None}
+    arrays["z_sum"] = np.array(st.z_sum)
+    if st.z_dense_ref is not None:
+        arrays["z_sum_ref"] = np.array(st.z_sum_ref)
+        arrays["bz_ref"] = np.array(st.bz_ref)
+        arrays["ext_beta"] = np.array(st.ext_beta)
     meta = dict(counters)
     meta.update({f"opt_{k}": v for k, v in options.items()})
-    return _checkpoint.write_checkpoint(path, backend="dykstra", problem=problem, digest=digest,
-                            meta=meta, arrays=arrays)
+    return _checkpoint.write_checkpoint(path, backend="dykstra", problem=problem,
+                                        digest=digest, meta=meta, arrays=arrays)
 
 
 def read_checkpoint(path, st, problem, digest):
     """Restore ``st`` from a checkpoint; every array is checked against this problem
     (:func:`._checkpoint.state_array`), so a damaged or partial file is refused."""
-    meta, data = _checkpoint.read_checkpoint(path, backend="dykstra", problem=problem, digest=digest)
+    meta, data = _checkpoint.read_checkpoint(path, backend="dykstra", problem=problem,
+                                             digest=digest)
 
     def load(name, shape=None, dtype=np.float64, **bounds):
-        return _checkpoint.state_array(path, data, name, dtype=dtype, shape=shape, **bounds).copy()
+        return _checkpoint.state_array(path, data, name, dtype=dtype, shape=shape,
+                                       **bounds).copy()
 
     for k in ("x", "f", "z_pair"):
-        if st.get(k) is not None:
-            st[k] = load(k, st[k].shape)
-    st["z_sum"] = float(load("z_sum", ()))
-    if st["dense"]:
+        if getattr(st, k) is not None:
+            setattr(st, k, load(k, getattr(st, k).shape))
+    st.z_sum = float(load("z_sum", ()))
+    if st.dense:
         n = problem.n
         positions = n * (n - 1) * (n - 2) // 2  # 3 constraints per triplet
-        st["tri_pos"] = load("tri_pos", dtype=np.int64, low=0, high=positions)
-        st["tri_val"] = load("tri_val", st["tri_pos"].shape)
-        start = load("tri_start", dtype=np.int64, low=0, high=st["tri_pos"].shape[0] + 1)
+        st.tri_pos = load("tri_pos", dtype=np.int64, low=0, high=positions)
+        st.tri_val = load("tri_val", st.tri_pos.shape)
+        start = load("tri_start", dtype=np.int64, low=0, high=st.tri_pos.shape[0] + 1)
         if start.shape[0] == 0 or start[0] != 0 or np.any(np.diff(start) < 0):
             raise InputError(f"cannot resume from {path}: its array 'tri_start' does not "
                              f"delimit the dual lists")
-        st["tri_start"] = start
+        st.tri_start = start
         if "z_dense" in data:
-            st["z_dense"] = load("z_dense", (positions,))
+            st.z_dense = load("z_dense", (positions,))
         if "z_dense_ref" in data:  # the extrapolation's reference point
-            st["z_dense_ref"] = load("z_dense_ref", (positions,))
-            for k, like in (("z_pair_ref", "z_pair"), ("x_ref", "x"), ("f_ref", "f")):
-                if st.get(like) is not None:
-                    st[k] = load(k, st[like].shape)
+            st.z_dense_ref = load("z_dense_ref", (positions,))
+            for k, like in (("z_pair_ref", st.z_pair), ("x_ref", st.x), ("f_ref", st.f)):
+                if like is not None:
+                    setattr(st, k, load(k, like.shape))
             for k in ("z_sum_ref", "bz_ref", "ext_beta"):
-                st[k] = float(load(k, ()))
+                setattr(st, k, float(load(k, ())))
     else:
         for k in ("z_tri", "z_wed"):
-            st[k] = load(k, st[k].shape)
+            setattr(st, k, load(k, getattr(st, k).shape))
     return meta

@@ -55,7 +55,7 @@ class DykstraStrategy(Strategy):
 
     @property
     def gamma(self):
-        return self.st["gamma"]
+        return self.st.gamma
 
     # -- one iteration
     def measure(self, loop):
@@ -77,7 +77,7 @@ class DykstraStrategy(Strategy):
 
     def candidate(self, m):
         """The repaired point (dense problems), else the first rounding that holds."""
-        if self.repair and self.st["dense"]:
+        if self.repair and self.st.dense:
             x = _repair_test(self.problem, self.st, m.dual, self.tol, self.gap_tol)
             if x is not None:
                 return Candidate(x, " (x repaired to exact feasibility)", dict(repaired=True))
@@ -110,7 +110,7 @@ class DykstraStrategy(Strategy):
         return dict(iteration=loop.it, seconds=loop.elapsed(), primal=m.primal, dual=m.dual,
                     gap=outcome.lp_gap, qp_gap=m.qp_gap, max_violation=outcome.violation,
                     full_check=bool(m.full), active_constraints=self.nnz,
-                    memory_bytes=self.mem, gamma=self.st["gamma"])
+                    memory_bytes=self.mem, gamma=self.st.gamma)
 
     def after(self, m, outcome, loop):
         st, it = self.st, loop.it
@@ -118,7 +118,7 @@ class DykstraStrategy(Strategy):
             S.rescale(st, outcome.next_gamma)
             self.counters["gamma_now"] = outcome.next_gamma
             self.stage_start = it
-        scale = max(1.0, float(np.max(np.abs(st["x"]))))
+        scale = max(1.0, float(np.max(np.abs(st.x))))
         stalled = self.smax <= _config.DYKSTRA_STALL_STEP * scale
         if m.warm and (stalled or m.qp_gap <= _config.DYKSTRA_CONTINUATION_GAP
                        or it - self.stage_start >= _config.DYKSTRA_CONTINUATION_PASSES):
@@ -155,15 +155,15 @@ class DykstraStrategy(Strategy):
                 viol = problem.max_violation(x)
         suffix = ""
         if self.stage < len(self.gammas) - 1:
-            suffix = f" (in the continuation stage gamma = {st['gamma']:.6g})"
+            suffix = f" (in the continuation stage gamma = {st.gamma:.6g})"
         dual, neg_bty = self.dual, self.neg_bty
         certify = None
         if np.isfinite(dual):
             def certify(until):
                 return _certify(problem, st, x_full, dual, neg_bty, until)
         fields = dict(qp_primal=float(self.primal), qp_dual=float(dual),
-                      qp_gap=float(self.qp_gap), gamma=st["gamma"], gammas=list(self.gammas),
-                      lam=st.get("lam"), rounded_digits=None, repaired=False,
+                      qp_gap=float(self.qp_gap), gamma=st.gamma, gammas=list(self.gammas),
+                      lam=st.lam, rounded_digits=None, repaired=False,
                       dual_memory_bytes=S.dual_bytes(st, self.bufs))
         if self.last_candidate is not None:
             fields.update(self.last_candidate.fields)
@@ -179,23 +179,23 @@ def _active_rows(problem, st, order, block):
     """
     from ._polish import ActiveRows
 
-    if not st["dense"]:
-        z = np.concatenate([st["z_tri"], st["z_wed"]])
+    if not st.dense:
+        z = np.concatenate([st.z_tri, st.z_wed])
         ids = np.flatnonzero(z > 0.0)
         return ActiveRows(family=ids, duals=dict(family=z[ids]))
-    if st["idx"] is None or order != "diagonal":
+    if st.idx is None or order != "diagonal":
         return ActiveRows(triangles=np.empty((0, 3), dtype=np.int64))
     from . import _active_kernels as A
     from . import _layouts as L
 
-    n = st["n"]
-    to_packed = np.empty_like(st["idx"])
-    to_packed[st["idx"]] = np.arange(st["idx"].shape[0])
+    n = st.n
+    to_packed = np.empty_like(st.idx)
+    to_packed[st.idx] = np.arange(st.idx.shape[0])
     off = L.diagonal_offsets(n)
-    if st.get("z_dense") is not None:
-        tri, z = A.dense_active_triangles(st["z_dense"], st["rows"], off, to_packed)
+    if st.z_dense is not None:
+        tri, z = A.dense_active_triangles(st.z_dense, st.rows, off, to_packed)
     else:
-        tri, z = A.sparse_active_triangles(st["tri_pos"], st["tri_val"],
+        tri, z = A.sparse_active_triangles(st.tri_pos, st.tri_val,
                                            L.diagonal_rows(n, block), off, to_packed)
     return ActiveRows(triangles=tri, duals=dict(triangles=z))
 
@@ -208,7 +208,7 @@ def _rounding_test(problem, st, dual, tol, gap_tol, digits):
     xp = S.packed(st)
     for r in digits:
         xr = np.round(xp, int(r))
-        if st["dense"] and T.triangle_violation_exceeds(xr, st["n"], tol):
+        if st.dense and T.triangle_violation_exceeds(xr, st.n, tol):
             continue  # early exit: most candidates fail on the first rows
         if problem.max_violation(xr) > tol:
             continue
@@ -239,19 +239,19 @@ def _repair_test(problem, st, dual, tol, gap_tol):
 
 def _qp_primal_of_packed(st, xr):
     """QP objective of a packed point ``xr`` (with the best ``f = |x - d|`` for l1)."""
-    g = st["gamma"]
+    g = st.gamma
     xl = np.empty_like(xr)
-    if st["idx"] is not None:
-        xl[st["idx"]] = xr
+    if st.idx is not None:
+        xl[st.idx] = xr
     else:
         xl[:] = xr
-    e = xl if st["delta"] is None else xl - st["delta"]
-    quad = _regularised.wdot(st["w"], e, e)
-    if st["f"] is not None:
+    e = xl if st.delta is None else xl - st.delta
+    quad = _regularised.wdot(st.w, e, e)
+    if st.f is not None:
         quad *= 2.0
-        lin = _regularised.wdot(st["w"], np.abs(e), None)
-    elif st["cost"] is not None:
-        lin = _regularised.wdot(st["cost"], xl, None)
+        lin = _regularised.wdot(st.w, np.abs(e), None)
+    elif st.cost is not None:
+        lin = _regularised.wdot(st.cost, xl, None)
     else:
         lin = 0.0
     return lin + quad / (2 * g)
@@ -268,10 +268,10 @@ def _certify(problem, st, x_full, dual, neg_bty, deadline=None):
     """
     from ..bounds import RegularisedIterate, certify
 
-    f = None if st["f"] is None else S.packed(st, st["f"])
+    f = None if st.f is None else S.packed(st, st.f)
     return certify(problem, RegularisedIterate(
-        x_full, f, S.packed(st, st["w"]), st["gamma"], dual, neg_bty, st.get("lam"),
-        st["raised"]), deadline=deadline)
+        x_full, f, S.packed(st, st.w), st.gamma, dual, neg_bty, st.lam,
+        st.raised), deadline=deadline)
 
 
 # ------------------------------------------------------------------------- the run
@@ -293,26 +293,27 @@ def drive(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, order, blo
     if block is None:
         block = _config.DYKSTRA_BLOCK if order != "parallel" else min(64, max(8, n // 8))
     block = int(block)
-    use_dense = S.dense_duals(duals, order, st, extrapolate is not False, max_memory)
+    use_dense = S.dense_duals(duals, order, st.dense, st.n, extrapolate is not False,
+                             max_memory)
     if extrapolate and not use_dense:
         raise InvalidParameterError(
             "extrapolate=True needs dense triangle duals (duals='dense' or 'auto' on a "
             "problem small enough for them)")
     extrapolate = use_dense and extrapolate is not False
     if interleave is None:
-        interleave = 16 if st["sum_value"] is not None else 1
+        interleave = 16 if st.sum_value is not None else 1
     interleave = int(interleave) if order == "diagonal" else 1
     options = dict(order=order, block=block, tol=float(tol), gap_tol=float(gap_tol),
-                   gamma=st["gamma"], lam=st.get("lam"), interleave=interleave,
+                   gamma=st.gamma, lam=st.lam, interleave=interleave,
                    gammas=[float(g) for g in gammas])
-    counters = dict(kind=st["kind"], n=n, iteration=0, seconds=0.0, stage=0)
+    counters = dict(kind=st.kind, n=n, iteration=0, seconds=0.0, stage=0)
     digest = problem_digest(problem) if (checkpoint or resume) is not None else None
     if resume is not None:
         _resume(resume, st, problem, digest, options, counters, gammas)
     stage = counters["stage"]
     if resume is None and len(gammas) > 1:
         S.rescale(st, gammas[0])  # all duals are still 0
-    st["gamma"] = counters.get("gamma_now", gammas[stage])
+    st.gamma = counters.get("gamma_now", gammas[stage])
     bufs = S.work_buffers(st, order, block, use_dense, extrapolate)
     want = numba.get_num_threads() if threads is None else min(
         int(threads), numba.config.NUMBA_NUM_THREADS)

@@ -8,6 +8,7 @@ checkpoint and the exact measurements; :class:`ProjectForgetStrategy` ties them 
 shared loop and stages.
 """
 
+import dataclasses
 import time
 
 import numpy as np
@@ -20,16 +21,29 @@ from . import _pf_oracles as O
 from .core.driver import Answer, Measure, Strategy, iterate
 from .core.stage import LPStage
 
-__all__ = ["ProjectForgetStrategy", "drive", "setup", "violation_bound", "peak_rss"]
+__all__ = ["ProjectForgetState", "ProjectForgetStrategy", "drive", "setup", "violation_bound",
+           "peak_rss"]
 
 
 # ------------------------------------------------------------------------- setup
+@dataclasses.dataclass(eq=False)
+class ProjectForgetState(_regularised.QPState):
+    """A project-forget run's arrays: the QP's (:class:`._regularised.QPState`), in the
+    diagonal layout for dense problems (``layout``; None: problem order). The remembered
+    constraints and their duals are the active list's (:mod:`._pf_oracles`)."""
+
+    kind: str = None
+    n: int = 0
+    nvar: int = 0
+    structure: str = None
+    layout: str = None
+
+
 def setup(problem, gamma, lam):
     """Work arrays of the regularised QP (:func:`._regularised.setup`, as ``dykstra``)."""
-    st = dict(kind=problem.kind, n=problem.n, nvar=problem.n_variables,
-              structure=problem.structure)
-    st.update(_regularised.setup(problem, gamma, lam))
-    return st
+    return _regularised.setup(problem, gamma, lam, state=ProjectForgetState,
+                              kind=problem.kind, n=problem.n, nvar=problem.n_variables,
+                              structure=problem.structure)
 
 
 _LAYOUT_KEYS = ("x", "f", "delta", "w", "winv", "cost")
@@ -50,11 +64,11 @@ def setup_layout(problem, gamma, lam):
         a = np.ascontiguousarray(a, dtype=np.float64)
         return packed_to_diagonal(a, n, np.empty_like(a))
 
-    st = dict(kind=problem.kind, n=n, nvar=problem.n_variables, structure="dense")
-    st.update(_regularised.setup(problem, gamma, lam, lay=lay))
-    if st["sum_value"] is None:
-        st["winv"] = None
-    st["layout"] = "diagonal"
+    st = _regularised.setup(problem, gamma, lam, lay=lay, state=ProjectForgetState,
+                            kind=problem.kind, n=n, nvar=problem.n_variables,
+                            structure="dense", layout="diagonal")
+    if st.sum_value is None:
+        st.winv = None
     return st
 
 
@@ -64,15 +78,15 @@ def pair_pass(st):
 
     from ._constraint_kernels import pair_pass_weights
 
-    x, f = st["x"], st["f"]
-    step, scale = (pair_pass, st["winv"]) if st["winv"] is not None \
-        else (pair_pass_weights, st["w"])
+    x, f = st.x, st.f
+    step, scale = (pair_pass, st.winv) if st.winv is not None \
+        else (pair_pass_weights, st.w)
     _, _, vmax, smax = step(
         x, scale, f if f is not None else x,
-        st["delta"] if st["delta"] is not None else x, st["z_pair"], st["lower"],
-        st["upper"], f is not None, st["has_lower"], st["has_upper"])
-    if st["sum_value"] is not None:
-        st["z_sum"], a, m = sum_step(x, st["winv"], st["z_sum"], float(st["sum_value"]))
+        st.delta if st.delta is not None else x, st.z_pair, st.lower,
+        st.upper, f is not None, st.has_lower, st.has_upper)
+    if st.sum_value is not None:
+        st.z_sum, a, m = sum_step(x, st.winv, st.z_sum, float(st.sum_value))
         vmax, smax = max(vmax, a), max(smax, m)
     return float(vmax), float(smax)
 
@@ -96,12 +110,12 @@ def certify_iterate(problem, st, dual, neg_bty, deadline=None):
     """
     from ..bounds import RegularisedIterate, certify
 
-    layout = "layout" in st
-    target = st["delta"] if layout and problem.objective == "l1" else None
+    layout = st.layout is not None
+    target = st.delta if layout and problem.objective == "l1" else None
     if layout and target is None:
         st = unlayout(st, "dense", problem.n)
     return certify(problem, RegularisedIterate(
-        st["x"], st["f"], st["w"], st["gamma"], dual, neg_bty, st.get("lam"), st["raised"],
+        st.x, st.f, st.w, st.gamma, dual, neg_bty, st.lam, st.raised,
         target), deadline=deadline)
 
 
@@ -125,22 +139,21 @@ def dense_passes(st, active, k_max, budget, deadline):
 
     if active.nc == 0:
         return active, 0, 0.0
-    used, la, lb, lc = localise(active.ta, active.tb, active.tc, active.nc, st["nvar"])
-    sub = {k: (None if st[k] is None else st[k][used]) for k in _PAIR_KEYS}
-    if sub["winv"] is None:
-        sub["winv"] = 1.0 / st["w"][used]
-    sub["z_pair"] = np.ascontiguousarray(st["z_pair"][:, used])
-    for k in ("lower", "upper", "has_lower", "has_upper"):
-        sub[k] = st[k]
-    sub["sum_value"] = None
+    used, la, lb, lc = localise(active.ta, active.tb, active.tc, active.nc, st.nvar)
+    # the pairs of the list, gathered: a state of their own (no sum row among them)
+    sub = dataclasses.replace(
+        st, sum_value=None, z_pair=np.ascontiguousarray(st.z_pair[:, used]),
+        **{k: (None if getattr(st, k) is None else getattr(st, k)[used]) for k in _PAIR_KEYS})
+    if sub.winv is None:
+        sub.winv = 1.0 / st.w[used]
     lst = O.TriangleList(la, lb, lc, active.z[: active.nc].copy(), active.nc)
-    scale = max(1.0, float(np.max(np.abs(sub["x"]))))
+    scale = max(1.0, float(np.max(np.abs(sub.x))))
     smax_all = 0.0
     work = 0.0
     p = 0
     while p < k_max:
         work += O.pass_work(lst.nc, used.shape[0])
-        _, smax, _ = lst.project(sub["x"], sub["winv"])
+        _, smax, _ = lst.project(sub.x, sub.winv)
         _, s2 = pair_pass(sub)
         lst.forget()
         p += 1
@@ -150,10 +163,10 @@ def dense_passes(st, active, k_max, budget, deadline):
         if (deadline is not None and time.perf_counter() >= deadline) or \
                 (p >= 2 and work >= budget):
             break
-    st["x"][used] = sub["x"]
-    if st["f"] is not None:
-        st["f"][used] = sub["f"]
-    st["z_pair"][:, used] = sub["z_pair"]
+    st.x[used] = sub.x
+    if st.f is not None:
+        st.f[used] = sub.f
+    st.z_pair[:, used] = sub.z_pair
     ta, tb, tc = globalise(used, lst.ta, lst.tb, lst.tc, lst.nc)
     return O.TriangleList(ta, tb, tc, lst.z[: lst.nc].copy(), lst.nc), p, smax_all
 
@@ -161,10 +174,10 @@ def dense_passes(st, active, k_max, budget, deadline):
 # ------------------------------------------------------------ checkpoint / resume
 def write_checkpoint(path, st, active, counters, problem, digest):
     """Write the whole iteration state (:mod:`metricopt.solvers._checkpoint`)."""
-    arrays = dict(x=st["x"], z_pair=st["z_pair"], z_sum=np.array(st["z_sum"]), f=st["f"])
+    arrays = dict(x=st.x, z_pair=st.z_pair, z_sum=np.array(st.z_sum), f=st.f)
     arrays.update(active.arrays())
-    return _checkpoint.write_checkpoint(path, backend="project-forget", problem=problem, digest=digest,
-                            meta=counters, arrays=arrays)
+    return _checkpoint.write_checkpoint(path, backend="project-forget", problem=problem,
+                                        digest=digest, meta=counters, arrays=arrays)
 
 
 def read_checkpoint(path, st, problem, digest):
@@ -173,15 +186,15 @@ def read_checkpoint(path, st, problem, digest):
     file is refused."""
     from ._pf_dense import MAX_POSITION
 
-    meta, data = _checkpoint.read_checkpoint(path, backend="project-forget", problem=problem,
-                                 digest=digest)
+    meta, data = _checkpoint.read_checkpoint(path, backend="project-forget",
+                                             problem=problem, digest=digest)
     first = _checkpoint.header_field(path, meta, "gamma_start", "positive",
                          meta.get("gamma") if "gamma" in meta else None)
-    if first != st["gamma"]:
+    if first != st.gamma:
         raise InvalidParameterError(
             f"checkpoint {path!r} was written with gamma={first}; resume with the same gamma")
     # an LP stage may have grown gamma: the arrays are at its scale
-    st["gamma"] = _checkpoint.header_field(path, meta, "gamma", "positive")
+    st.gamma = _checkpoint.header_field(path, meta, "gamma", "positive")
     _checkpoint.header_field(path, meta, "triangle_streak", "count", 0)
     worst = meta.get("path_worst")  # the cycle search's last answer (may be -inf)
     if worst is not None and (not isinstance(worst, (int, float)) or isinstance(worst, bool)
@@ -192,12 +205,12 @@ def read_checkpoint(path, st, problem, digest):
     def load(name, shape=None, dtype=np.float64, **bounds):
         return _checkpoint.state_array(path, data, name, dtype=dtype, shape=shape, **bounds).copy()
 
-    nvar = st["x"].shape[0]
-    st["x"] = load("x", st["x"].shape)
-    st["z_pair"] = load("z_pair", st["z_pair"].shape)
-    st["z_sum"] = float(load("z_sum", ()))
-    if st["f"] is not None:
-        st["f"] = load("f", st["f"].shape)
+    nvar = st.x.shape[0]
+    st.x = load("x", st.x.shape)
+    st.z_pair = load("z_pair", st.z_pair.shape)
+    st.z_sum = float(load("z_sum", ()))
+    if st.f is not None:
+        st.f = load("f", st.f.shape)
     if problem.structure == "dense":
         ta = load("tri_a", dtype=np.int32, low=0, high=nvar)
         tb = load("tri_b", ta.shape, np.int32, low=0, high=nvar)
@@ -257,8 +270,8 @@ def current_x(st, mode, n):
     """The iterate's ``x`` in problem order (a copy)."""
     from ._layouts import diagonal_to_packed
 
-    return diagonal_to_packed(st["x"], n, np.empty_like(st["x"])) if mode == "dense" \
-        else st["x"].copy()
+    return diagonal_to_packed(st.x, n, np.empty_like(st.x)) if mode == "dense" \
+        else st.x.copy()
 
 
 def unlayout(st, mode, n):
@@ -267,12 +280,9 @@ def unlayout(st, mode, n):
         return st
     from ._layouts import diagonal_to_packed
 
-    view = dict(st)
-    del view["layout"]
-    for k in _LAYOUT_KEYS:
-        if st[k] is not None:
-            view[k] = diagonal_to_packed(st[k], n, np.empty_like(st[k]))
-    return view
+    return dataclasses.replace(st, layout=None, **{
+        k: diagonal_to_packed(getattr(st, k), n, np.empty_like(getattr(st, k)))
+        for k in _LAYOUT_KEYS if getattr(st, k) is not None})
 
 
 def rescale(st, active, gamma):
@@ -280,17 +290,17 @@ def rescale(st, active, gamma):
     :func:`metricopt.solvers.dykstra._rescale`): every dual, ``x - x0`` and ``f`` scale
     by ``gamma / gamma_old``, which keeps ``x = x0 - W^{-1} A' z`` exact because
     ``x0 = delta + gamma u`` and ``f0 = -gamma`` are affine in ``gamma``."""
-    ratio = gamma / st["gamma"]
-    if st["delta"] is None:
-        st["x"] *= ratio
+    ratio = gamma / st.gamma
+    if st.delta is None:
+        st.x *= ratio
     else:
-        st["x"][:] = st["delta"] + ratio * (st["x"] - st["delta"])
-    if st["f"] is not None:
-        st["f"] *= ratio
-    st["z_pair"] *= ratio
-    st["z_sum"] *= ratio
+        st.x[:] = st.delta + ratio * (st.x - st.delta)
+    if st.f is not None:
+        st.f *= ratio
+    st.z_pair *= ratio
+    st.z_sum *= ratio
     active.z[: active.nc] *= ratio
-    st["gamma"] = gamma
+    st.gamma = gamma
 
 
 def active_rows(active, mode, n):
@@ -349,7 +359,7 @@ class ProjectForgetStrategy(Strategy):
 
     @property
     def gamma(self):
-        return self.st["gamma"]
+        return self.st.gamma
 
     # -- one iteration
     def measure(self, loop):
@@ -363,7 +373,7 @@ class ProjectForgetStrategy(Strategy):
             if self.mode == "sparse":
                 self.oracle.streak = counters.get("triangle_streak", 0)
                 self.oracle.last_worst = counters.get("path_worst")
-            got = self.oracle(st["x"], stop=loop.stopping)
+            got = self.oracle(st.x, stop=loop.stopping)
             if got is None:
                 return None
             self.off, self.mem, self.kind, worst, full = got
@@ -373,13 +383,13 @@ class ProjectForgetStrategy(Strategy):
             self.found = self.off.shape[0] - 1
         else:
             rows = self.active.nc
-            got = self.scanner(st["x"], self.active, stop=loop.stopping)
+            got = self.scanner(st.x, self.active, stop=loop.stopping)
             if got is None:
                 return None
             self.active, worst, self.found = got
             self.scan_work = O.scan_work(self.scanner.last_work, rows + self.found)
             full = True
-        viol = max(worst, problem.bound_violation(st["x"]))
+        viol = max(worst, problem.bound_violation(st.x))
         self.scan_viol = viol
         self.scan_s = time.perf_counter() - t0
         primal, dual = objectives(st, self.active)
@@ -424,13 +434,13 @@ class ProjectForgetStrategy(Strategy):
             self._passes(loop, active)
         self.mem_bytes = int(max(self.active.nbytes,
                                  self.scanner.last_bytes if self.oracle is None else 0)
-                             + getattr(self.oracle, "last_bytes", 0) + 8 * 12 * st["nvar"])
+                             + getattr(self.oracle, "last_bytes", 0) + 8 * 12 * st.nvar)
         return True
 
     def _passes(self, loop, active):
         """The projection passes that follow the oracle call."""
         st, passes = self.st, self.passes
-        if self.oracle is None and st["sum_value"] is None:
+        if self.oracle is None and st.sum_value is None:
             # every pair's own constraints once, then passes over the remembered
             # triangles and their pairs only
             _, s_pairs = pair_pass(st)
@@ -446,8 +456,8 @@ class ProjectForgetStrategy(Strategy):
                                                else 1000)
         work = 0.0
         for p in range(k):
-            work += O.pass_work(active.nc, st["nvar"])
-            _, smax, _ = active.project(st["x"], st["winv"])
+            work += O.pass_work(active.nc, st.nvar)
+            _, smax, _ = active.project(st.x, st.winv)
             _, s2 = pair_pass(st)
             active.forget()
             self.smax_all = max(self.smax_all, smax, s2)
@@ -462,7 +472,7 @@ class ProjectForgetStrategy(Strategy):
         return dict(
             iteration=loop.it, seconds=loop.elapsed(), primal=m.primal, dual=m.dual,
             gap=outcome.lp_gap, qp_gap=m.qp_gap, max_violation=float(outcome.violation),
-            full_check=bool(m.full), gamma=self.st["gamma"],
+            full_check=bool(m.full), gamma=self.st.gamma,
             active_constraints=int(self.active.nc), memory_bytes=self.mem_bytes,
             constraints_found=int(self.found), remembered=int(self.active.nc),
             oracle_seconds=float(self.scan_s), passes=int(self.npass))
@@ -495,7 +505,7 @@ class ProjectForgetStrategy(Strategy):
         n_active = int(self.active.nc)
         # the answer and the certificate need x, f and the weights only: free the rest
         self.active = self.oracle = self.scanner = None
-        st["z_pair"] = None
+        st.z_pair = None
         suffix, bounded = "", False
         if status == Status.OPTIMAL:
             x, viol = lp_stage.x, self.viol  # measured when the run ended
@@ -507,7 +517,7 @@ class ProjectForgetStrategy(Strategy):
             elif not self.measured:
                 viol = violation(problem, x, self.mode)
         fields = dict(qp_primal=float(primal), qp_dual=float(dual), qp_gap=float(gap),
-                      gamma=st["gamma"], lam=st.get("lam"), active_constraints=n_active,
+                      gamma=st.gamma, lam=st.lam, active_constraints=n_active,
                       memory_estimate=self.need)
         if bounded:
             fields["violation_bounded"] = True
@@ -542,8 +552,8 @@ def drive(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, passes, th
     st = setup(problem, gamma, lam) if problem.structure != "dense" \
         else setup_layout(problem, gamma, lam)
     oracle, scanner = _oracles(problem, st, tol, nthreads, max_memory, scheduler)
-    counters = dict(kind=st["kind"], n=st["n"], nvar=st["nvar"], gamma=st["gamma"],
-                    gamma_start=st["gamma"], iteration=0, seconds=0.0)
+    counters = dict(kind=st.kind, n=st.n, nvar=st.nvar, gamma=st.gamma,
+                    gamma_start=st.gamma, iteration=0, seconds=0.0)
     digest = _checkpoint.problem_digest(problem) if (checkpoint or resume) is not None \
         else None
     if resume is not None:
@@ -576,9 +586,9 @@ def _oracles(problem, st, tol, nthreads, max_memory, scheduler):
     if problem.structure == "edges":
         return O.EdgeOracle(problem, add_tol), None
     from ._pf_dense import MAX_POSITION
-    if st["nvar"] >= MAX_POSITION:
+    if st.nvar >= MAX_POSITION:
         raise InvalidParameterError(
             f"project-forget's dense mode handles at most {MAX_POSITION - 1} pairs; this "
-            f"problem has {st['nvar']} (n = {problem.n})")
-    return None, O.DenseOracle(problem.n, 8 * st["nvar"] * sum(O.dense_pair_arrays(problem)),
+            f"problem has {st.nvar} (n = {problem.n})")
+    return None, O.DenseOracle(problem.n, 8 * st.nvar * sum(O.dense_pair_arrays(problem)),
                                add_tol, max_memory, nthreads)

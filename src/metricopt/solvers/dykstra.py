@@ -297,10 +297,9 @@ class DykstraSolver(Solver):
         if problem.structure == "dense":
             order = _ALIASES.get(opts.get("order", "diagonal"), opts.get("order", "diagonal"))
             try:
-                dense = S.dense_duals(opts.get("duals", "auto"), order,
-                                     {"dense": True, "n": problem.n},
-                                     opts.get("extrapolate") is not False,
-                                     opts.get("max_memory"))
+                dense = S.dense_duals(opts.get("duals", "auto"), order, True, problem.n,
+                                      opts.get("extrapolate") is not False,
+                                      opts.get("max_memory"))
             except Exception:  # the real solve reports a bad option
                 return opts
             opts["duals"] = "dense" if dense else "sparse"

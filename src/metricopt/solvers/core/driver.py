@@ -30,7 +30,15 @@ from ...result import Status
 from .loop import IterationLoop, finish_allowance
 from .stage import POLISH_QP_GAP
 
-__all__ = ["Measure", "Candidate", "Outcome", "Answer", "Strategy", "iterate"]
+__all__ = ["Measure", "Candidate", "Outcome", "Answer", "Strategy", "ProgressWatch",
+           "iterate", "STALL_CHECKS", "STALL_FACTOR"]
+
+#: A QP stage has stalled when this many full checks in a row improved neither its
+#: violation nor its QP gap by :data:`STALL_FACTOR` (counted in checks, never in seconds).
+STALL_CHECKS = 8
+#: The improvement that counts as progress: a violation or QP gap at most this fraction
+#: of the value at the last progress.
+STALL_FACTOR = 0.5
 
 
 @dataclasses.dataclass
@@ -199,14 +207,50 @@ class Strategy:
         """Release what the strategy holds open (a cluster's client)."""
 
 
-def step_stage(strategy, lp_stage, problem, m, *, tol, gap_tol, deadline, final):
+class ProgressWatch:
+    """Whether a QP stage's measured progress has stalled.
+
+    At every full check the violation and the QP gap are compared with their values at
+    the last progress; a check where either is at most :data:`STALL_FACTOR` of it is
+    progress. After :data:`STALL_CHECKS` checks in a row without progress the stage has
+    stalled: the QP will not reach ``tol`` and ``gap_tol`` soon (a violation that hovers
+    at ``tol`` after a ``gamma`` growth, or stops at 2e-7 when ``tol`` is 1e-8), and the
+    polish, which needs only the active rows, is tried. A new ``gamma`` starts afresh.
+    Same iterates, same decision: the watch counts checks, never seconds.
+    """
+
+    def __init__(self, checks=STALL_CHECKS, factor=STALL_FACTOR):
+        self.checks, self.factor = int(checks), float(factor)
+        self.gamma = None
+        self.count = 0
+        self.violation = self.qp_gap = np.inf
+
+    def stalled(self, gamma, m):
+        """Take the measure ``m`` of a stage with regularisation ``gamma``; True once it
+        has stalled."""
+        if gamma != self.gamma:
+            self.gamma, self.count = gamma, 0
+            self.violation = self.qp_gap = np.inf
+        if not m.full:
+            return False
+        if m.violation <= self.factor * self.violation or \
+                m.qp_gap <= self.factor * self.qp_gap:
+            self.violation, self.qp_gap, self.count = m.violation, m.qp_gap, 0
+            return False
+        self.count += 1
+        return self.count >= self.checks
+
+
+def step_stage(strategy, lp_stage, problem, m, *, tol, gap_tol, deadline, final, watch=None):
     """The stage decision of one iteration (see the module docstring of :mod:`.stage`).
 
     The QP stage has converged when a full check finds the iterate within ``tol`` and
     the QP gap within ``gap_tol``, or when the strategy derives a point that is
     (:meth:`Strategy.candidate`); then :meth:`.stage.LPStage.finish` certifies it, polishes
-    or grows ``gamma``. Strategies with ``early_polish`` try the polish as soon as the
-    QP gap is below :data:`.stage.POLISH_QP_GAP`.
+    or grows ``gamma``. The polish is tried before that when the stage's progress has
+    stalled (``watch``, :class:`ProgressWatch`), whatever ``tol`` and ``gap_tol`` are, and,
+    for strategies with ``early_polish``, as soon as the QP gap is below
+    :data:`.stage.POLISH_QP_GAP`.
     """
     out = Outcome(violation=m.violation)
     stage_done = m.full and m.violation <= tol and m.qp_gap <= gap_tol
@@ -215,8 +259,9 @@ def step_stage(strategy, lp_stage, problem, m, *, tol, gap_tol, deadline, final)
         stage_done = out.candidate is not None
     gamma = strategy.gamma
     x_stage = None
-    if m.full and not stage_done and m.qp_gap <= POLISH_QP_GAP and strategy.early_polish \
-            and lp_stage.may_polish(gamma):
+    stalled = watch is not None and watch.stalled(gamma, m)
+    if m.full and not stage_done and lp_stage.may_polish(gamma) and (
+            stalled or (m.qp_gap <= POLISH_QP_GAP and strategy.early_polish)):
         # the active rows are known long before the QP converges
         out.done = lp_stage.try_polish(strategy.active_rows, deadline, gamma)
     elif stage_done:
@@ -275,6 +320,7 @@ def iterate(strategy, problem, lp_stage, counters, *, tol, gap_tol, max_iter, ti
                          callback=callback, threads=threads, checkpoint_every=checkpoint_every,
                          save=None if checkpoint is None else strategy.save)
     final = None  # the certificates end by the time limit's allowance
+    watch = ProgressWatch()
     try:
         with loop:
             if time_limit is not None:
@@ -287,7 +333,7 @@ def iterate(strategy, problem, lp_stage, counters, *, tol, gap_tol, max_iter, ti
                 with loop.iteration():
                     if not _one_iteration(strategy, problem, lp_stage, loop, tol=tol,
                                           gap_tol=gap_tol, final=final,
-                                          max_memory=max_memory):
+                                          max_memory=max_memory, watch=watch):
                         break
         ans = strategy.answer(loop.status, loop, lp_stage, final)
     finally:
@@ -314,7 +360,8 @@ def iterate(strategy, problem, lp_stage, counters, *, tol, gap_tol, max_iter, ti
     return out
 
 
-def _one_iteration(strategy, problem, lp_stage, loop, *, tol, gap_tol, final, max_memory):
+def _one_iteration(strategy, problem, lp_stage, loop, *, tol, gap_tol, final, max_memory,
+                   watch):
     """One iteration inside the loop; False when the loop ends (its status set)."""
     m = strategy.measure(loop)
     if m is None:  # time limit or Ctrl-C during a read-only step
@@ -326,7 +373,7 @@ def _one_iteration(strategy, problem, lp_stage, loop, *, tol, gap_tol, final, ma
         return False
     if strategy.stages and not m.warm:
         outcome = step_stage(strategy, lp_stage, problem, m, tol=tol, gap_tol=gap_tol,
-                             deadline=loop.deadline, final=final)
+                             deadline=loop.deadline, final=final, watch=watch)
     else:
         outcome = Outcome(violation=m.violation)
     if not strategy.advance(m, outcome, loop):

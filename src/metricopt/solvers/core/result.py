@@ -65,6 +65,7 @@ def complete(problem, out, *, backend, tol=None, gap_tol=None, stacklevel=4):
             out["fun"] = problem.objective_value(x)
     _settle(problem, out)
     _hold_to_contract(out, tol, gap_tol)
+    _meet_contract(out, tol, gap_tol)
     status = out.get("status", Status.OPTIMAL)
     if status not in (Status.OPTIMAL, Status.INTERRUPTED):
         out["message"] = out.get("message", "") + missed(
@@ -97,6 +98,27 @@ def _settle(problem, out):
     out["lp_approx_ratio"] = (float(fun) / bound
                               if bound is not None and np.isfinite(bound) and bound > 0
                               else None)
+
+
+def _meets(out, tol, gap_tol):
+    """Whether the answer's measured violation and certified gap are within the
+    contract (False when either was not measured)."""
+    viol, gap = out.get("max_violation"), out.get("gap")
+    return (tol is not None and gap_tol is not None and viol is not None and gap is not None
+            and viol <= tol * (1 + 1e-9) and gap <= gap_tol * (1 + 1e-9))
+
+
+def _meet_contract(out, tol, gap_tol):
+    """A run that stopped for another reason (a limit, a stall) with an answer that meets
+    the contract is ``optimal``: the status is decided from the final numbers. An
+    interrupted run keeps its status (the caller stops on it)."""
+    status = out.get("status", Status.OPTIMAL)
+    if status in (Status.OPTIMAL, Status.INTERRUPTED) or not _meets(out, tol, gap_tol):
+        return
+    out["status"] = Status.OPTIMAL
+    out["message"] = (f"{out.get('message', '')}; the answer meets the contract: violation "
+                      f"{out['max_violation']:.2e} <= tol {tol:g}, certified LP gap "
+                      f"{max(out['gap'], 0.0):.2e} <= gap_tol {gap_tol:g}")
 
 
 def _hold_to_contract(out, tol, gap_tol):
