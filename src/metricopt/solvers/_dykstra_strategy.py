@@ -352,6 +352,7 @@ def _resume(path, st, problem, digest, options, counters, gammas):
     counters["iteration"] = int(meta["iteration"])
     counters["seconds"] = float(meta["seconds"])
     counters["history"] = header_history(path, meta)
+    counters["stall_watch"] = meta.get("stall_watch")
     # a checkpoint without stages holds an iterate of the final gamma
     counters["stage"] = header_field(path, meta, "stage", "count", len(gammas) - 1)
     if counters["stage"] >= len(gammas):

@@ -8,6 +8,7 @@ backend. This module holds the problem in the kernels' terms (:class:`Instance`)
 state of the stochastic phase, the finishing stage, the checkpoint and the strategy.
 """
 
+import dataclasses
 import math
 import time
 import warnings
@@ -160,6 +161,40 @@ def _defaults(inst, penalty, eta_w, eta_p):
     return float(penalty), float(eta_w), float(eta_p), t0
 
 
+@dataclasses.dataclass(eq=False)
+class LightTouchState:
+    """The stochastic phase's state (the kernels' arrays, :mod:`._lighttouch_kernels`).
+
+    Attributes
+    ----------
+    y : ndarray
+        The iterate (up to the lazy shift ``st[ST["shift"]]``).
+    acc, last : ndarray
+        The running sum of the iterates and the step each entry was last added at.
+    logp, cdf : ndarray
+        The groups' log-weights and the cumulative weights of the sampling.
+    mu : ndarray
+        The cached group violations.
+    perm : ndarray
+        The groups' order for the checks.
+    st, ct : ndarray
+        The kernel's float and int scalars (``ST``, ``CT``).
+    rng : ndarray
+        The generator's state.
+    """
+
+    y: np.ndarray
+    acc: np.ndarray
+    last: np.ndarray
+    logp: np.ndarray
+    cdf: np.ndarray
+    mu: np.ndarray
+    perm: np.ndarray
+    st: np.ndarray
+    ct: np.ndarray
+    rng: np.ndarray
+
+
 def _state(inst, problem, seed):
     """Fresh state of the stochastic phase (cached violations of the start included)."""
     from . import _lighttouch_kernels as K
@@ -169,7 +204,7 @@ def _state(inst, problem, seed):
     K.group_violations(y, 0.0, inst.structure, inst.n, inst.base, inst.prow, inst.pcol,
                        inst.tri, inst.wed, inst.gsz, inst.nmem, inst.ngroups, g)
     ss = np.random.SeedSequence(0 if seed is None else int(seed))
-    return dict(
+    return LightTouchState(
         y=y, acc=np.zeros(inst.nvar), last=np.zeros(inst.nvar, dtype=np.int64),
         logp=np.zeros(inst.ngroups), cdf=np.arange(1, inst.ngroups + 1, dtype=np.float64),
         mu=np.maximum(g, 0.0), perm=np.arange(inst.ngroups, dtype=np.int64),
@@ -183,11 +218,11 @@ _STATE = ("y", "acc", "last", "logp", "cdf", "mu", "perm", "st", "ct", "rng")
 def _average(inst, s):
     from . import _lighttouch_kernels as K
 
-    t, t0 = int(s["ct"][K.CT["t"]]), int(s["ct"][K.CT["t_start"]])
+    t, t0 = int(s.ct[K.CT["t"]]), int(s.ct[K.CT["t_start"]])
     if t == t0:
-        return s["y"] + s["st"][K.ST["shift"]]
+        return s.y + s.st[K.ST["shift"]]
     out = np.empty(inst.nvar)
-    K.average(s["y"], s["acc"], s["last"], t, t0, s["st"][K.ST["shift_acc"]], out)
+    K.average(s.y, s.acc, s.last, t, t0, s.st[K.ST["shift_acc"]], out)
     return out
 
 
@@ -195,11 +230,11 @@ def _restart_average(s):
     """Average the iterates from now on (after a change of the penalty)."""
     from . import _lighttouch_kernels as K
 
-    t = int(s["ct"][K.CT["t"]])
-    s["acc"][:] = 0.0
-    s["last"][:] = t
-    s["st"][K.ST["shift_acc"]] = 0.0
-    s["ct"][K.CT["t_start"]] = t
+    t = int(s.ct[K.CT["t"]])
+    s.acc[:] = 0.0
+    s.last[:] = t
+    s.st[K.ST["shift_acc"]] = 0.0
+    s.ct[K.CT["t_start"]] = t
 
 
 def _second_phase(inst, s):
@@ -208,15 +243,15 @@ def _second_phase(inst, s):
     from . import _lighttouch_kernels as K
 
     x = _average(inst, s)
-    s["y"][:] = x
-    s["st"][K.ST["shift"]] = 0.0
+    s.y[:] = x
+    s.st[K.ST["shift"]] = 0.0
     _restart_average(s)
-    s["logp"][:] = 0.0
-    s["cdf"][:] = np.arange(1, inst.ngroups + 1, dtype=np.float64)
+    s.logp[:] = 0.0
+    s.cdf[:] = np.arange(1, inst.ngroups + 1, dtype=np.float64)
     g = np.empty(inst.ngroups)
-    K.group_violations(s["y"], 0.0, inst.structure, inst.n, inst.base, inst.prow, inst.pcol,
+    K.group_violations(s.y, 0.0, inst.structure, inst.n, inst.base, inst.prow, inst.pcol,
                        inst.tri, inst.wed, inst.gsz, inst.nmem, inst.ngroups, g)
-    s["mu"][:] = np.maximum(g, 0.0)
+    s.mu[:] = np.maximum(g, 0.0)
 
 
 def _p_summary(logp):
@@ -311,8 +346,8 @@ def _project(problem, x_avg, *, tol, gap_tol, deadline, threads, max_memory):
 
 # ---------------------------------------------------------------- checkpoint / resume
 def _write(path, s, counters, options, problem, digest):
-    arrays = {k: s[k] for k in _STATE if k != "rng"}
-    arrays["rng"] = s["rng"].view(np.int64)
+    arrays = {k: getattr(s, k) for k in _STATE if k != "rng"}
+    arrays["rng"] = s.rng.view(np.int64)
     meta = dict(counters)
     meta.update({f"opt_{k}": v for k, v in options.items()})
     return write_checkpoint(path, backend="lighttouch", problem=problem, digest=digest,
@@ -327,12 +362,13 @@ def _read(path, s, problem, digest, options):
                 f"checkpoint {path!r} was written with {key}={meta.get(f'opt_{key}')!r}; "
                 f"resume with the same options")
     # every array checked against this problem (a kernel trusts them)
-    bounds = {"perm": (0, s["perm"].shape[0]), "last": (0, None), "ct": (0, None)}
+    bounds = {"perm": (0, s.perm.shape[0]), "last": (0, None), "ct": (0, None)}
     for k in _STATE:
-        dtype = np.int64 if k == "rng" else s[k].dtype
+        like = getattr(s, k)
+        dtype = np.int64 if k == "rng" else like.dtype
         low, high = bounds.get(k, (None, None))
-        arr = state_array(path, data, k, dtype=dtype, shape=s[k].shape, low=low, high=high)
-        s[k] = arr.view(np.uint64).copy() if k == "rng" else arr.copy()
+        arr = state_array(path, data, k, dtype=dtype, shape=like.shape, low=low, high=high)
+        setattr(s, k, arr.view(np.uint64).copy() if k == "rng" else arr.copy())
     return dict(iteration=int(meta["iteration"]), seconds=float(meta["seconds"]),
                 history=header_history(path, meta),
                 penalty_now=header_field(path, meta, "penalty_now", "positive"),
@@ -369,15 +405,15 @@ class LightTouchStrategy(Strategy):
             _second_phase(inst, s)
         full = self.touch == "full" or (self.touch == "mid" and it <= self.full_rounds)
         self.pen = pen = self.counters["penalty_now"]
-        K.lt_steps(s["y"], s["acc"], s["last"], s["logp"], s["cdf"], s["mu"], s["perm"],
-                   s["st"], s["ct"], s["rng"], w["gbuf"], w["hbuf"], w["mark"], w["touched"],
+        K.lt_steps(s.y, s.acc, s.last, s.logp, s.cdf, s.mu, s.perm,
+                   s.st, s.ct, s.rng, w["gbuf"], w["hbuf"], w["mark"], w["touched"],
                    w["sel"], inst.structure, inst.n, inst.base, inst.prow, inst.pcol, inst.tri,
                    inst.wed, inst.gsz, inst.nmem, inst.ngroups, inst.vsz, inst.objective,
                    inst.coef, inst.target, inst.wts, inst.lo, inst.hi, inst.has_sum, pen,
                    self.eta_w, self.eta_p * self.penalty / pen, self.t0, inst.strong, full,
                    self.kmax, VARIANCE_DECAY, float(inst.vsz), inst.cost_g, self.max_steps,
                    self.max_work)
-        if not np.all(np.isfinite(s["y"])):
+        if not np.all(np.isfinite(s.y)):
             return Measure(numerical="non-finite iterate")
         full_check = it % self.check_every == 0
         x_avg = _average(inst, s)
@@ -385,7 +421,7 @@ class LightTouchStrategy(Strategy):
             viol = float(self.problem.max_violation(x_avg))
             self.avg_viol = viol
         else:
-            viol = float(s["mu"].max(initial=0.0))  # cached, of recent iterates
+            viol = float(s.mu.max(initial=0.0))  # cached, of recent iterates
         return Measure(primal=float(self.problem.objective_value(x_avg)), violation=viol,
                        full=full_check)
 
@@ -393,12 +429,12 @@ class LightTouchStrategy(Strategy):
         from . import _lighttouch_kernels as K
 
         s, ck = self.s, K.CT
-        pmax, ent = _p_summary(s["logp"])
-        ct = s["ct"]
+        pmax, ent = _p_summary(s.logp)
+        ct = s.ct
         return dict(
             iteration=loop.it, seconds=loop.elapsed(), primal=m.primal, gap=np.nan,
             max_violation=m.violation, full_check=bool(m.full),
-            active_constraints=int(np.count_nonzero(s["mu"] > 0.0)),
+            active_constraints=int(np.count_nonzero(s.mu > 0.0)),
             constraints_checked=int(ct[ck["checks"]]), k_f=int(ct[ck["kf"]]),
             k_g=int(ct[ck["kg"]]), k_p=int(ct[ck["kp"]]), p_max=pmax, p_entropy=ent,
             steps=int(ct[ck["t"]]), penalty=self.pen)
@@ -432,12 +468,12 @@ class LightTouchStrategy(Strategy):
         if not (history and history[-1]["full_check"]
                 and self.counters["previous_violation"] is not None):
             self.avg_viol = float(self.problem.max_violation(x_avg))
-        fields = dict(constraints_checked=int(s["ct"][ck["checks"]]),
+        fields = dict(constraints_checked=int(s.ct[ck["checks"]]),
                       average_violation=self.avg_viol,
                       average_value=float(self.problem.objective_value(x_avg)),
                       penalty=self.counters["penalty_now"], eta_w=self.eta_w,
                       eta_p=self.eta_p, group_size=self.inst.gsz, groups=self.inst.ngroups,
-                      steps=int(s["ct"][ck["t"]]), finish_stage=[])
+                      steps=int(s.ct[ck["t"]]), finish_stage=[])
         return self._finish(status, loop, lp_stage, x_avg, fields)
 
     def _finish(self, status, loop, lp_stage, x_avg, fields):

@@ -563,6 +563,7 @@ def drive(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, passes, th
         counters["triangle_streak"] = int(meta.get("triangle_streak", 0))
         counters["path_worst"] = meta.get("path_worst")
         counters["history"] = _checkpoint.header_history(resume, meta)
+        counters["stall_watch"] = meta.get("stall_watch")
     else:
         active = O.ActiveList() if oracle is not None else O.TriangleList()
     strategy = ProjectForgetStrategy(

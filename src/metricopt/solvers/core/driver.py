@@ -225,6 +225,35 @@ class ProgressWatch:
         self.count = 0
         self.violation = self.qp_gap = np.inf
 
+    def state(self):
+        """The watch's state for a checkpoint's header (JSON numbers; None for inf)."""
+        def num(v):
+            return None if v is None or not np.isfinite(v) else float(v)
+        return dict(gamma=num(self.gamma), count=int(self.count),
+                    violation=num(self.violation), qp_gap=num(self.qp_gap))
+
+    def restore(self, state, where="the checkpoint"):
+        """Continue from :meth:`state` (None: a fresh watch), so that a resumed run stalls
+        where the uninterrupted one does; refuse a malformed one."""
+        if state is None:
+            return
+        from ...exceptions import InputError
+
+        def num(key, count=False):
+            v = state.get(key) if isinstance(state, dict) else "missing"
+            ok = v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)
+                               and v == v and (not count or (int(v) == v and v >= 0)))
+            if not ok:
+                raise InputError(f"cannot resume from {where}: its header field "
+                                 f"'stall_watch' has {key}={v!r}")
+            return v
+        gamma, count = num("gamma"), num("count", count=True)
+        violation, qp_gap = num("violation"), num("qp_gap")
+        self.gamma = gamma
+        self.count = int(count or 0)
+        self.violation = np.inf if violation is None else float(violation)
+        self.qp_gap = np.inf if qp_gap is None else float(qp_gap)
+
     def stalled(self, gamma, m):
         """Take the measure ``m`` of a stage with regularisation ``gamma``; True once it
         has stalled."""
@@ -320,7 +349,10 @@ def iterate(strategy, problem, lp_stage, counters, *, tol, gap_tol, max_iter, ti
                          callback=callback, threads=threads, checkpoint_every=checkpoint_every,
                          save=None if checkpoint is None else strategy.save)
     final = None  # the certificates end by the time limit's allowance
+    # the watch's state travels with the counters: a resumed run stalls where the
+    # uninterrupted one does
     watch = ProgressWatch()
+    watch.restore(counters.get("stall_watch"))
     try:
         with loop:
             if time_limit is not None:
@@ -380,6 +412,7 @@ def _one_iteration(strategy, problem, lp_stage, loop, *, tol, gap_tol, final, ma
         loop.drop()
         loop.out_of_time()
         return False
+    loop.counters["stall_watch"] = watch.state()  # of the iterations that count
     loop.record(strategy.record(m, outcome, loop))
     if outcome.done:
         loop.stop(Status.OPTIMAL, f"certified LP gap {max(outcome.lp_gap, 0.0):.2e} "
