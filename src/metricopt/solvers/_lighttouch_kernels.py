@@ -192,6 +192,47 @@ def _add(buf, mark, touched, nt, v, val):
     return nt
 
 
+@numba.njit(fastmath=_FM, cache=True, inline="always")
+def _update_p(y, shift, logp, cdf, mu, perm, ct, rng, sel, structure, n, base, prow, pcol,
+              tri, wed, gsz, nmem, ngroups, kp, gamma, eta_p):
+    """Step 4 of :func:`lt_steps`: check ``kp`` groups drawn uniformly, move ``log p``
+    along the centred estimate and refresh the cached violations and the cumulative
+    weights; returns the estimate's sample variance term."""
+    vps = 0.0
+    for j in range(kp):
+        r = j + _below(rng, ngroups - j)
+        tmp = perm[j]
+        perm[j] = perm[r]
+        perm[r] = tmp
+    for j in range(kp):
+        g = perm[j]
+        val, i1, i2, i3, chk = check_group(g, y, shift, structure, n, base, prow,
+                                           pcol, tri, wed, gsz, nmem)
+        ct[1] += chk
+        val = max(val, 0.0)
+        sel[j] = val
+        vps += (mu[g] - val) ** 2
+    vps *= gamma * gamma * ngroups * ngroups / kp
+    top = -np.inf
+    for g in range(ngroups):
+        logp[g] += eta_p * gamma * mu[g]
+    for j in range(kp):
+        g = perm[j]
+        logp[g] += eta_p * gamma * ngroups / kp * (sel[j] - mu[g])
+        mu[g] = sel[j]
+    for g in range(ngroups):
+        if logp[g] > top:
+            top = logp[g]
+    run = 0.0
+    for g in range(ngroups):
+        logp[g] -= top
+        if logp[g] < -700.0:
+            logp[g] = -700.0
+        run += math.exp(logp[g])
+        cdf[g] = run
+    return vps
+
+
 @numba.njit(fastmath=_FM, cache=True)
 def lt_steps(y, acc, last, logp, cdf, mu, perm, st, ct, rng, gbuf, hbuf, mark, touched, sel,
              structure, n, base, prow, pcol, tri, wed, gsz, nmem, ngroups, vsz,
@@ -322,37 +363,8 @@ def lt_steps(y, acc, last, logp, cdf, mu, perm, st, ct, rng, gbuf, hbuf, mark, t
         # --- 4. the distribution p (LightTouch only), at the same iterate
         vps = 0.0
         if not full:
-            for j in range(kp):
-                r = j + _below(rng, ngroups - j)
-                tmp = perm[j]
-                perm[j] = perm[r]
-                perm[r] = tmp
-            for j in range(kp):
-                g = perm[j]
-                val, i1, i2, i3, chk = check_group(g, y, shift, structure, n, base, prow,
-                                                   pcol, tri, wed, gsz, nmem)
-                ct[1] += chk
-                val = max(val, 0.0)
-                sel[j] = val
-                vps += (mu[g] - val) ** 2
-            vps *= gamma * gamma * ngroups * ngroups / kp
-            top = -np.inf
-            for g in range(ngroups):
-                logp[g] += eta_p * gamma * mu[g]
-            for j in range(kp):
-                g = perm[j]
-                logp[g] += eta_p * gamma * ngroups / kp * (sel[j] - mu[g])
-                mu[g] = sel[j]
-            for g in range(ngroups):
-                if logp[g] > top:
-                    top = logp[g]
-            run = 0.0
-            for g in range(ngroups):
-                logp[g] -= top
-                if logp[g] < -700.0:
-                    logp[g] = -700.0
-                run += math.exp(logp[g])
-                cdf[g] = run
+            vps = _update_p(y, shift, logp, cdf, mu, perm, ct, rng, sel, structure, n, base,
+                            prow, pcol, tri, wed, gsz, nmem, ngroups, kp, gamma, eta_p)
         # --- 5. the step, projected; the average's running sums first
         moved = 0.0
         for q in range(nh):

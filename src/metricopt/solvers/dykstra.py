@@ -224,7 +224,7 @@ def solve_dykstra(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, or
     gamma_growth : float, default=10.0
         Factor by which ``gamma`` grows when a converged QP stage misses ``gap_tol``
         and the polish did not close it; the duals (and ``x - delta``, ``f``) are scaled
-        exactly (:func:`_rescale`), so the next stage starts where this one ended
+        exactly (:func:`._dykstra_state.rescale`), so the next stage starts where this one ended
         (exact regularisation: beyond some ``gamma`` the QP solution is an LP
         solution). ``gamma`` stops growing at ``1e8``.
     continuation : bool, sequence of float, or None
@@ -232,13 +232,12 @@ def solve_dykstra(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, or
         times each fraction (increasing, in (0, 1); ``True``: the fractions
         ``_config.DYKSTRA_CONTINUATION``, 0.02 and 0.2), each stage until its relative
         gap is below ``_config.DYKSTRA_CONTINUATION_GAP`` (1e-2), then scale the duals to
-        the next ``gamma`` (:func:`_rescale`, exact) and go on; only the last stage, with
+        the next ``gamma`` (:func:`._dykstra_state.rescale`, exact) and go on; only the last stage, with
         the requested ``gamma``, is tested against ``tol`` and ``gap_tol``. Smaller
         ``gamma`` is better conditioned and its duals are close to the final ones:
         sparsest cut on USAir97 810 -> 120 passes, netscience 2520 -> 340, Harvard500
-        1280 -> 160 (``benchmarks/README.md``). Default: on
-        for problems with the constraint ``sum(x) = n`` (sparsest cut), off otherwise;
-        not available for ``mn`` with ``p = 2``.
+        1280 -> 160 (``benchmarks/README.md``). Default: on for problems with the
+        constraint ``sum(x) = n`` (sparsest cut), off otherwise; not for ``mn``, ``p = 2``.
 
     Returns
     -------
@@ -248,8 +247,7 @@ def solve_dykstra(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, or
         the LP optimum met in the run, from :func:`metricopt.bounds.certify` or the
         polish's LP dual, ``None`` when unavailable), ``gap`` (certified LP gap),
         ``qp_gap``, ``polish`` (one record per polish tried), ``certificates``,
-        ``certify_seconds``,
-        ``lp_approx_ratio`` (``fun / lower_bound``), ``qp_primal``, ``qp_dual``, ``gap``,
+        ``certify_seconds``, ``lp_approx_ratio`` (``fun / lower_bound``), ``qp_primal``, ``qp_dual``, ``gap``,
         ``max_violation``, ``status``, ``nit``, ``history`` (per pass: iteration, seconds,
         primal, dual, gap, max_violation, full_check, active_constraints, memory_bytes),
         ``gamma`` (of the returned iterate: a warm-up stage's when stopped there),

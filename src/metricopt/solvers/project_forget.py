@@ -64,7 +64,7 @@ App. 8), which the benchmarks pass explicitly.
 Certified lower bound on the LP optimum (``lower_bound``): the best of the dual bound
 ``(D(y) - offset) / (1 + A)`` (V §6) and V Thm 5 / Cor 6 at a self-certified budget,
 both computed by :mod:`metricopt.bounds` from the same full-precision pair ``(x, z)``
-at the end of the run, as in the ``dykstra`` backend (see :func:`_certify`, which also
+at the end of the run, as in the ``dykstra`` backend (see :func:`._pf_strategy.certify_iterate`, which also
 states why the Thm 5 box is valid for MET(G)). On ca-GrQc (Jaccard ``cc``,
 ``gamma = 1``) it certifies ``fun / lower_bound = 1.11``.
 
@@ -191,7 +191,7 @@ def solve_project_forget(problem, *, gamma, lam, tol, gap_tol, max_iter, time_li
     gamma_growth : float, default=10.0
         Factor by which ``gamma`` grows when a converged QP stage misses ``gap_tol``
         and the polish did not close it; the duals (and ``x - delta``, ``f``) are scaled
-        exactly (:func:`_rescale`, as in ``dykstra``), so the next stage starts where this one ended
+        exactly (:func:`._pf_strategy.rescale`, as in ``dykstra``), so the next stage starts where this one ended
         (exact regularisation: beyond some ``gamma`` the QP solution is an LP
         solution). ``gamma`` stops growing at ``1e8``.
     scheduler : str, distributed.Client or None
