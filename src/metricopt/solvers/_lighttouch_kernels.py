@@ -193,6 +193,28 @@ def _add(buf, mark, touched, nt, v, val):
 
 
 @numba.njit(fastmath=_FM, cache=True, inline="always")
+def _full_touch(y, shift, ct, hbuf, mark, touched, nh, structure, n, base, prow, pcol, tri,
+                wed, gsz, nmem, ngroups, gamma):
+    """Step 3b of :func:`lt_steps` for FullTouch (LT Alg. 1): every group checked, the
+    subgradient of the most violated added to ``hbuf``; returns the touched count."""
+    best = -np.inf
+    a1 = a2 = a3 = -1
+    for g in range(ngroups):
+        val, i1, i2, i3, chk = check_group(g, y, shift, structure, n, base, prow,
+                                           pcol, tri, wed, gsz, nmem)
+        ct[1] += chk
+        if val > best:
+            best, a1, a2, a3 = val, i1, i2, i3
+    if best > 0.0:
+        sgn = 1.0 if a3 >= 0 else -1.0
+        nh = _add(hbuf, mark, touched, nh, a1, gamma * sgn)
+        nh = _add(hbuf, mark, touched, nh, a2, -gamma)
+        if a3 >= 0:
+            nh = _add(hbuf, mark, touched, nh, a3, -gamma)
+    return nh
+
+
+@numba.njit(fastmath=_FM, cache=True, inline="always")
 def _update_p(y, shift, logp, cdf, mu, perm, ct, rng, sel, structure, n, base, prow, pcol,
               tri, wed, gsz, nmem, ngroups, kp, gamma, eta_p):
     """Step 4 of :func:`lt_steps`: check ``kp`` groups drawn uniformly, move ``log p``
@@ -321,20 +343,8 @@ def lt_steps(y, acc, last, logp, cdf, mu, perm, st, ct, rng, gbuf, hbuf, mark, t
         nh = nt
         gsq = 0.0
         if full:
-            best = -np.inf
-            a1 = a2 = a3 = -1
-            for g in range(ngroups):
-                val, i1, i2, i3, chk = check_group(g, y, shift, structure, n, base, prow,
-                                                   pcol, tri, wed, gsz, nmem)
-                ct[1] += chk
-                if val > best:
-                    best, a1, a2, a3 = val, i1, i2, i3
-            if best > 0.0:
-                sgn = 1.0 if a3 >= 0 else -1.0
-                nh = _add(hbuf, mark, touched, nh, a1, gamma * sgn)
-                nh = _add(hbuf, mark, touched, nh, a2, -gamma)
-                if a3 >= 0:
-                    nh = _add(hbuf, mark, touched, nh, a3, -gamma)
+            nh = _full_touch(y, shift, ct, hbuf, mark, touched, nh, structure, n, base, prow,
+                             pcol, tri, wed, gsz, nmem, ngroups, gamma)
         else:
             total = cdf[ngroups - 1]
             for _j in range(kg):
