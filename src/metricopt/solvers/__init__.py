@@ -30,7 +30,7 @@ __all__ = ["solve", "get_solver", "available_solvers", "registered_solvers", "ch
 #: listing the solvers does not import numba kernels or native libraries.
 SOLVER_SPECS = {
     "highs": ("metricopt.solvers.highs", "HighsSolver"),
-    "highs-lazy": ("metricopt.solvers.highs", "HighsLazySolver"),
+    "highs-lazy": ("metricopt.solvers.highs_lazy", "HighsLazySolver"),
     "dykstra": ("metricopt.solvers.dykstra", "DykstraSolver"),
     "project-forget": ("metricopt.solvers.project_forget", "ProjectForgetSolver"),
     "lighttouch": ("metricopt.solvers.lighttouch", "LightTouchSolver"),
@@ -132,7 +132,7 @@ def choose_method(problem, *, max_memory=None):
     what = "constraints"
     if ncons is None and problem.structure == "sparse":
         # highs solves MET(G) as the same LP on K_n: as small as a dense one of that size
-        from ._lp_matrix import model_size
+        from .core.lp_matrix import model_size
 
         ncons = model_size(problem)["rows"]
         what = f"triangle rows of MET(G) embedded in K_{problem.n}"

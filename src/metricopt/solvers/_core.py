@@ -280,7 +280,7 @@ class LPStage:
         """
         if not self.may_polish(gamma):
             return False
-        from ._polish import polish, polish_rows
+        from .core.polish import polish, polish_rows
 
         self._tried.add(gamma)
         every = active()

@@ -109,7 +109,7 @@ def warm_up(solver, problem, options):
                     and tiny.objective != "l2":
                 # the LP polish's first use loads HiGHS, scipy.sparse and the separation
                 # kernels (about 0.5 s): load them here too, outside the clock
-                from ._polish import ActiveRows, polish
+                from .core.polish import ActiveRows, polish
 
                 polish(tiny, ActiveRows(), tol=1e-9, max_rounds=3)
             if tiny.structure == "dense":

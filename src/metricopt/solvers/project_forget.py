@@ -1221,7 +1221,7 @@ def _rescale(st, active, gamma):
 
 def _active_rows(active, mode, n):
     """The remembered constraints as LP rows (:class:`._polish.ActiveRows`)."""
-    from ._polish import ActiveRows
+    from .core.polish import ActiveRows
 
     if mode == "dense":
         from ._pf_dense import MAX_POSITION
