@@ -146,7 +146,7 @@ def choose_method(problem, *, max_memory=None):
         return "project-forget", ("cycle inequalities of MET(G): shortest-path separation with "
                                   "an active list, memory linear in the number of edges")
     if problem.structure == "dense" and problem.objective != "l2":
-        from .dykstra import dense_duals_fit
+        from .core.memory import dense_duals_fit
 
         if not dense_duals_fit(problem.n) and _cluster_editing(problem):
             lazy = get_solver("highs-lazy").estimate_memory(problem)

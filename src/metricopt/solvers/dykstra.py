@@ -72,6 +72,8 @@ from ._core import (
     check_choice,
     check_options,
 )
+from .core.memory import auto_dense_fits as _auto_dense_fits
+from .core.memory import dense_dual_bytes as _dense_dual_bytes
 
 __all__ = ["DykstraSolver", "solve_dykstra", "ORDERS"]
 
@@ -125,28 +127,6 @@ def _setup(problem, gamma, lam, order="diagonal"):
 def _packed(st, x=None):
     x = st["x"] if x is None else x
     return x[st["idx"]] if st["idx"] is not None else x.copy()
-
-
-def _dense_dual_bytes(n, with_reference=True):
-    """Bytes of dense triangle duals on ``n`` nodes (24 per triplet, twice that with the
-    extrapolation's reference copy)."""
-    return (48 if with_reference else 24) * (n * (n - 1) * (n - 2) // 6)
-
-
-def _auto_dense_fits(need, max_memory=None):
-    """Whether ``duals="auto"`` takes ``need`` bytes of dense duals."""
-    from .._memory import available_memory
-
-    if need > _config.DYKSTRA_DENSE_DUAL_BYTES or (max_memory is not None and need > max_memory):
-        return False
-    avail = available_memory()
-    return avail is None or need <= avail / 4
-
-
-def dense_duals_fit(n, max_memory=None):
-    """Whether ``duals="auto"`` keeps dense triangle duals (with the extrapolation's
-    reference) on ``n`` nodes: the fast path of this backend."""
-    return _auto_dense_fits(_dense_dual_bytes(n), max_memory)
 
 
 def _check_option_values(*, tol, gap_tol, max_iter, time_limit, check_every, threads, gamma,
