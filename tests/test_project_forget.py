@@ -18,8 +18,9 @@ from metricopt.problems._base import MetricProblem
 from metricopt.problems._cycles import edge_csr, max_cycle_violation, violated_cycles
 from metricopt.problems._pairs import pair_index
 from metricopt.result import Status
-from metricopt.solvers import _pf_dense as D
 from metricopt.solvers import _pf_kernels as K
+from metricopt.solvers import _pf_list as DL
+from metricopt.solvers import _pf_scan as D
 from metricopt.solvers.project_forget import solve_project_forget
 
 HISTORY_KEYS = {"iteration", "seconds", "primal", "dual", "gap", "max_violation", "full_check",
@@ -434,7 +435,7 @@ def test_dense_merge_project_forget_localise():
     cz = rng.uniform(0.1, 1.0, len(old))
     na, nb, ncc = (np.array([cons[i][k] for i in new], np.int32) for k in range(3))
     off = D.diagonal_offsets(n)
-    ta, tb, tc, tz, w = D.dense_merge(ca, cb, cc, cz, len(old), na, nb, ncc, len(new), off, n,
+    ta, tb, tc, tz, w = DL.dense_merge(ca, cb, cc, cz, len(old), na, nb, ncc, len(new), off, n,
                                       block)
     want = sorted(set(old) | set(new))
     assert w == len(want)
@@ -451,15 +452,15 @@ def test_dense_merge_project_forget_localise():
         rows.append(([ids[s]] + [ids[k] for k in range(3) if k != s], 0))
     xr, zr = naive_project(x, winv, rows, tz[:w])
     xk, zk = x.copy(), tz[:w].copy()
-    D.dense_project(xk, winv, ta, tb, tc, zk, w)
+    DL.dense_project(xk, winv, ta, tb, tc, zk, w)
     np.testing.assert_allclose(xk, xr, atol=1e-12)
     np.testing.assert_allclose(zk, zr, atol=1e-12)
     # local <-> global ids, and forgetting keeps the order
-    used, la, lb, lc = D.localise(ta, tb, tc, w, m)
-    ga, gb, gc = D.globalise(used, la, lb, lc, w)
+    used, la, lb, lc = DL.localise(ta, tb, tc, w, m)
+    ga, gb, gc = DL.globalise(used, la, lb, lc, w)
     np.testing.assert_array_equal(np.c_[ga, gb, gc], np.c_[ta[:w], tb[:w], tc[:w]])
     keep = zk > 0
-    k = D.dense_forget(ta, tb, tc, zk, w)
+    k = DL.dense_forget(ta, tb, tc, zk, w)
     assert k == keep.sum()
     np.testing.assert_array_equal(ta[:k], ga[keep])
 

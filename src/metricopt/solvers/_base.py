@@ -74,6 +74,10 @@ class Solver:
         select the same kernels as ``options`` do on ``problem``."""
         return dict(options)
 
+    def warm_up_kernels(self, problem):
+        """Load the kernels a solve may call that the small warm-up solve ``problem``
+        (:mod:`metricopt.solvers._warmup`) does not reach; none by default."""
+
     def run(self, problem, **options):  # pragma: no cover - interface
         """Solve ``problem``; return a dict of SolveResult fields."""
         raise NotImplementedError

@@ -383,13 +383,13 @@ class _TriangleList:
         self.nc = int(nc)
 
     def project(self, x, winv):
-        from ._pf_dense import dense_project
+        from ._pf_list import dense_project
 
         vmax, smax = dense_project(x, winv, self.ta, self.tb, self.tc, self.z, self.nc)
         return vmax, smax, self.nc
 
     def forget(self):
-        from ._pf_dense import dense_forget
+        from ._pf_list import dense_forget
 
         self.nc = int(dense_forget(self.ta, self.tb, self.tc, self.z, self.nc))
 
@@ -424,7 +424,7 @@ class _DenseOracle:
     """
 
     def __init__(self, n, fixed, add_tol, max_memory, threads, block=16):
-        from ._pf_dense import diagonal_offsets, scan_rows
+        from ._pf_scan import diagonal_offsets, scan_rows
 
         self.n, self.add_tol, self.max_memory, self.block = n, add_tol, max_memory, block
         self.threads = max(1, int(threads))
@@ -439,7 +439,7 @@ class _DenseOracle:
         """``(active, worst, found)``: the list merged with the violated triangles found,
         their largest violation and count; None when ``stop()`` ended a full scan
         (:func:`full_scan`; the list is then untouched)."""
-        from ._pf_dense import dense_merge, support_layout
+        from ._pf_list import dense_merge, support_layout
 
         support = support_layout(x, self.off, self.n)
         if support is None:
@@ -462,7 +462,7 @@ class _DenseOracle:
     def _support_scan(self, x, active, support):
         """Violated constraints by the support scan (:func:`._pf_dense.support_detect`),
         sorted into the visiting order; ``(found, worst)``."""
-        from ._pf_dense import support_detect, visit_keys
+        from ._pf_list import support_detect, visit_keys
 
         data = support[:-1]
         none = np.empty(0, dtype=np.int32)
@@ -540,7 +540,7 @@ def full_scan(x, n, add_tol, rows, *, chunk=None, cap=None, block=16, before_gro
     cap : int
         The final row length (a good start for the next scan).
     """
-    from ._pf_dense import CHUNK, chunk_extremes, dense_detect, diagonal_offsets
+    from ._pf_scan import CHUNK, chunk_extremes, dense_detect, diagonal_offsets
 
     chunk = CHUNK if chunk is None else int(chunk)
     row_sb, row_s2, starts = rows
@@ -621,7 +621,7 @@ def _dense_passes(st, active, k_max, budget, deadline):
 
     Returns ``(active, passes, smax)``.
     """
-    from ._pf_dense import globalise, localise
+    from ._pf_list import globalise, localise
 
     if active.nc == 0:
         return active, 0, 0.0
@@ -671,7 +671,7 @@ def _read_checkpoint(path, st, problem, digest):
     """Restore ``st`` and the active list from a checkpoint; every array is checked
     against this problem (:func:`._checkpoint.state_array`), so a damaged or partial
     file is refused."""
-    from ._pf_dense import MAX_POSITION
+    from ._pf_list import MAX_POSITION
 
     meta, data = read_checkpoint(path, backend="project-forget", problem=problem,
                                  digest=digest)
@@ -759,7 +759,8 @@ def estimate_memory(problem, threads=1):
         w = len(problem.wedges)
         explicit = 8 * (3 * t3 // 3 * 3 + 2 * w)
         return int(base + explicit + 2 * (t3 + w) * (per_con + 2 * 8))
-    from ._pf_dense import BYTES_PER_CONSTRAINT, CHUNK
+    from ._pf_list import BYTES_PER_CONSTRAINT
+    from ._pf_scan import CHUNK
 
     rows = 12 * max(threads, 1) * (3 * 16 * n + 1024)
     bounds = 16 * (nvar // max(CHUNK, 1) + n)
@@ -936,7 +937,7 @@ def solve_project_forget(problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-
     elif mode == "edges":
         oracle = _EdgeOracle(problem, add_tol)
     else:
-        from ._pf_dense import MAX_POSITION
+        from ._pf_list import MAX_POSITION
 
         if st["nvar"] >= MAX_POSITION:
             raise InvalidParameterError(
@@ -1171,7 +1172,7 @@ def _violation(problem, x, mode):
         return max(float(problem.max_violation(x)), 0.0)
     from ..problems._triangles import support_graph
     from ._layouts import packed_to_diagonal
-    from ._pf_dense import dense_max_violation
+    from ._pf_scan import dense_max_violation
 
     if support_graph(x, problem.n, 0.0) is not None:  # the support scan is cheaper
         return max(float(problem.max_violation(x)), 0.0)
@@ -1224,7 +1225,7 @@ def _active_rows(active, mode, n):
     from .core.polish import ActiveRows
 
     if mode == "dense":
-        from ._pf_dense import MAX_POSITION
+        from ._pf_list import MAX_POSITION
 
         ta, tb, tc, tz = active.views()
         keep = tz > 0.0
@@ -1267,6 +1268,13 @@ class ProjectForgetSolver(Solver):
     def estimate_memory(self, problem):
         """Estimated peak bytes (see :func:`estimate_memory`)."""
         return estimate_memory(problem)
+
+    def warm_up_kernels(self, problem):
+        """The dense mode's support scan and exact violation (:func:`._pf_list.warm_up`)."""
+        if problem.structure == "dense":
+            from ._pf_list import warm_up
+
+            warm_up()
 
     def run(self, problem, *, gamma=None, lam=None, tol=1e-4, gap_tol=1e-4, max_iter=1000,
             time_limit=None, passes=None, threads=None, seed=None, max_memory=None,
