@@ -562,6 +562,20 @@ def test_history_callback_and_result_fields():
     assert res.peak_memory > 0 and res.method == "project-forget"
 
 
+def test_runs_without_the_resource_module(monkeypatch):
+    # Windows has no ``resource``: the module imports it only to read the peak, which is
+    # then unknown
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['resource'] = None; "
+            "import metricopt.solvers.project_forget as pf; assert pf._peak_rss() is None")
+    subprocess.run([sys.executable, "-c", code], check=True)
+    monkeypatch.setitem(sys.modules, "resource", None)
+    res = metricopt.solve(signed_problem(12), method="project-forget", max_iter=5, warm_up=False)
+    assert res.peak_memory is None and res.nit >= 1
+
+
 # ------------------------------------------------------- cd and dense problems
 @pytest.mark.parametrize("name", ["karate", "lesmis"])
 def test_cd_matches_exact_lp(name):

@@ -80,7 +80,7 @@ References
 """
 
 import contextlib
-import resource
+import sys
 import time
 import warnings
 
@@ -804,7 +804,14 @@ def _dense_pair_arrays(problem):
 
 
 def _peak_rss():
-    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
+    """Peak resident bytes of this process (``ru_maxrss``), or None where unknown (no
+    :mod:`resource` module: Windows)."""
+    try:
+        import resource
+    except ImportError:
+        return None
+    peak = int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    return peak if sys.platform == "darwin" else peak * 1024  # bytes on macOS, KiB elsewhere
 
 
 # ------------------------------------------------------------------------ driver
