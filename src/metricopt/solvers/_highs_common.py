@@ -33,7 +33,7 @@ PDLP_TOL = 1e-6
 def _resolve_algorithm(problem, lp_algorithm, *, lazy):
     """The HiGHS solver to use: ``"simplex"``, ``"ipm"`` or ``"qp"``.
 
-    ``"auto"`` follows the measurements in :class:`HighsSolver`: the dual simplex for
+    ``"auto"`` follows the measurements in :class:`.highs.HighsSolver`: the dual simplex for
     lazy rounds (warm starts) and for the full correlation-clustering, metric-nearness
     and cluster-deletion LPs; the interior-point method for LPs with the equality row
     ``sum(x) = n`` of sparsest cut.

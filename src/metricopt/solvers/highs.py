@@ -148,8 +148,8 @@ class HighsSolver(Solver):
             ``history, max_violation, n_rows, highs_seconds`` and ``n_cols``,
             ``n_nonzeros``, ``lp_algorithm``, ``build_seconds``, ``memory_estimate``,
             ``highs_objective`` (HiGHS's own objective value), ``certified_gap``,
-            ``certificate`` (the details of :meth:`~.core.exact_lp.ExactModel.certified_bound`) and
-            ``certificate_seconds``.
+            ``certificate`` (the details of
+            :meth:`~.core.exact_lp.ExactModel.certified_bound`) and ``certificate_seconds``.
 
         Notes
         -----

@@ -119,7 +119,7 @@ class HighsLazySolver(Solver):
         Returns
         -------
         dict
-            As :meth:`HighsSolver.run`, with ``nit`` the number of rounds,
+            As :meth:`.highs.HighsSolver.run`, with ``nit`` the number of rounds,
             ``highs_iterations`` the HiGHS iterations over all rounds,
             ``highs_objective`` the last round's HiGHS objective and
             ``certificate_seconds`` the time spent on certificates over all rounds.
