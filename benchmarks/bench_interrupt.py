@@ -123,7 +123,7 @@ def dense_parts_overhead(n, threads, repeats=3, add_tol=1e-5):
     import numba
 
     from bench_pruned_scan import metric_x
-    from metricopt.solvers import _pf_dense as D
+    from metricopt.solvers import _pf_scan as D
     from metricopt.solvers._pf_oracles import full_scan
 
     numba.set_num_threads(threads)

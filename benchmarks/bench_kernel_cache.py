@@ -156,7 +156,7 @@ def best(fn):
     return min(times), out
 
 if case.startswith("scan") or case == "maxviol":
-    from metricopt.solvers import _pf_dense as D
+    from metricopt.solvers import _pf_scan as D
     from metricopt.solvers._pf_oracles import full_scan
     from metricopt.solvers._layouts import diagonal_offsets
     n = size

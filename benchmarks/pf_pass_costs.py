@@ -30,7 +30,7 @@ sys.path.insert(0, os.path.join(ROOT, "src"))
 
 def measure(name, threads, time_limit):
     import metricopt
-    from metricopt.solvers import _pf_dense
+    from metricopt.solvers import _pf_list, _pf_scan
     from metricopt.solvers import _pf_strategy as pf
 
     path = os.path.join(DATA, name + ".txt")
@@ -38,7 +38,7 @@ def measure(name, threads, time_limit):
                                                                   else name))
     acc = dict(detect=0.0, calls=0, merge=0.0, rows=0, passes=0.0, tri_passes=0.0,
                pair_passes=0.0)
-    detect, merge, passes = _pf_dense.dense_detect, _pf_dense.dense_merge, pf.dense_passes
+    detect, merge, passes = _pf_scan.dense_detect, _pf_list.dense_merge, pf.dense_passes
 
     def timed_detect(*args):
         t = time.perf_counter()
@@ -62,7 +62,7 @@ def measure(name, threads, time_limit):
         acc["tri_passes"] += 0.5 * (active.nc + out[0].nc) * out[1]
         return out
 
-    _pf_dense.dense_detect, _pf_dense.dense_merge = timed_detect, timed_merge
+    _pf_scan.dense_detect, _pf_list.dense_merge = timed_detect, timed_merge
     pf.dense_passes = timed_passes
     try:
         with warnings.catch_warnings():
@@ -70,7 +70,7 @@ def measure(name, threads, time_limit):
             res = metricopt.solve(problem, method="project-forget", threads=threads,
                                   time_limit=time_limit)
     finally:
-        _pf_dense.dense_detect, _pf_dense.dense_merge = detect, merge
+        _pf_scan.dense_detect, _pf_list.dense_merge = detect, merge
         pf.dense_passes = passes
     n = problem.n
     triplets = n * (n - 1) * (n - 2) / 6 * max(acc["calls"], 1)

@@ -90,7 +90,7 @@ def test_auto_picks_the_lazy_lp_for_cluster_editing_beyond_dense_duals():
     project-forget; a small unit-weight instance stays with the projection methods."""
     from metricopt.problems import build_problem
     from metricopt.solvers import choose_method
-    from metricopt.solvers._dykstra_state import dense_duals_fit
+    from metricopt.solvers.core.memory import dense_duals_fit
 
     n = 700
     assert not dense_duals_fit(n)

@@ -18,8 +18,9 @@ from metricopt.problems._base import MetricProblem
 from metricopt.problems._cycles import edge_csr, max_cycle_violation, violated_cycles
 from metricopt.problems._pairs import pair_index
 from metricopt.result import Status
-from metricopt.solvers import _pf_dense as D
 from metricopt.solvers import _pf_kernels as K
+from metricopt.solvers import _pf_list as DL
+from metricopt.solvers import _pf_scan as D
 from metricopt.solvers.project_forget import solve_project_forget
 
 HISTORY_KEYS = {"iteration", "seconds", "primal", "dual", "gap", "max_violation", "full_check",
@@ -434,7 +435,7 @@ def test_dense_merge_project_forget_localise():
     cz = rng.uniform(0.1, 1.0, len(old))
     na, nb, ncc = (np.array([cons[i][k] for i in new], np.int32) for k in range(3))
     off = D.diagonal_offsets(n)
-    ta, tb, tc, tz, w = D.dense_merge(ca, cb, cc, cz, len(old), na, nb, ncc, len(new), off, n,
+    ta, tb, tc, tz, w = DL.dense_merge(ca, cb, cc, cz, len(old), na, nb, ncc, len(new), off, n,
                                       block)
     want = sorted(set(old) | set(new))
     assert w == len(want)
@@ -451,15 +452,15 @@ def test_dense_merge_project_forget_localise():
         rows.append(([ids[s]] + [ids[k] for k in range(3) if k != s], 0))
     xr, zr = naive_project(x, winv, rows, tz[:w])
     xk, zk = x.copy(), tz[:w].copy()
-    D.dense_project(xk, winv, ta, tb, tc, zk, w)
+    DL.dense_project(xk, winv, ta, tb, tc, zk, w)
     np.testing.assert_allclose(xk, xr, atol=1e-12)
     np.testing.assert_allclose(zk, zr, atol=1e-12)
     # local <-> global ids, and forgetting keeps the order
-    used, la, lb, lc = D.localise(ta, tb, tc, w, m)
-    ga, gb, gc = D.globalise(used, la, lb, lc, w)
+    used, la, lb, lc = DL.localise(ta, tb, tc, w, m)
+    ga, gb, gc = DL.globalise(used, la, lb, lc, w)
     np.testing.assert_array_equal(np.c_[ga, gb, gc], np.c_[ta[:w], tb[:w], tc[:w]])
     keep = zk > 0
-    k = D.dense_forget(ta, tb, tc, zk, w)
+    k = DL.dense_forget(ta, tb, tc, zk, w)
     assert k == keep.sum()
     np.testing.assert_array_equal(ta[:k], ga[keep])
 
@@ -560,6 +561,20 @@ def test_history_callback_and_result_fields():
     assert len(seen) == len(res.history) == res.nit
     assert HISTORY_KEYS <= set(seen[0])
     assert res.peak_memory > 0 and res.method == "project-forget"
+
+
+def test_runs_without_the_resource_module(monkeypatch):
+    # Windows has no ``resource``: the module imports it only to read the peak, which is
+    # then unknown
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['resource'] = None; "
+            "import metricopt.solvers._pf_strategy as pf; assert pf.peak_rss() is None")
+    subprocess.run([sys.executable, "-c", code], check=True)
+    monkeypatch.setitem(sys.modules, "resource", None)
+    res = metricopt.solve(signed_problem(12), method="project-forget", max_iter=5, warm_up=False)
+    assert res.peak_memory is None and res.nit >= 1
 
 
 # ------------------------------------------------------- cd and dense problems

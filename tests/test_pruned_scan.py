@@ -1,4 +1,4 @@
-"""Block pruning of project-forget's dense scans (:mod:`metricopt.solvers._pf_dense`).
+"""Block pruning of project-forget's dense scans (:mod:`metricopt.solvers._pf_scan`).
 
 The pruned scans (``chunk > 0``) must return exactly what the unpruned ones
 (``chunk = 0``) return, and both what a plain numpy reference returns: the violated
@@ -8,7 +8,7 @@ inequalities in visiting order, and the largest violation.
 import numpy as np
 import pytest
 
-from metricopt.solvers import _pf_dense as D
+from metricopt.solvers import _pf_scan as D
 
 BLOCK = 16
 
@@ -194,10 +194,11 @@ def test_solve_same_with_and_without_pruning(monkeypatch):
     """A dense project-forget solve on full scans (the support scan turned off) gives
     the same iterate, bit for bit, with the pruned and the unpruned scans."""
     import metricopt
+    from metricopt.solvers import _pf_list
     from metricopt.solvers.project_forget import solve_project_forget
 
     prob = metricopt.build_problem("cc", metricopt.read_graph("karate"))
-    monkeypatch.setattr(D, "support_layout", lambda *a, **k: None)
+    monkeypatch.setattr(_pf_list, "support_layout", lambda *a, **k: None)
     detect, skipped = D.dense_detect, []
 
     def counted(*args):

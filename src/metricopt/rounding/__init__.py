@@ -46,7 +46,7 @@ from .objectives import (
     find_non_clique,
     sc_edges,
 )
-from .pivot import THRESHOLD, kwikcluster, lp_pivot, pivot_runner, sign_values, threshold_pivot
+from .pivot import THRESHOLD, lp_pivot, pivot_runner, sign_values, threshold_pivot
 from .refine import (
     REFINE_CANDIDATES,
     Refinement,
@@ -270,6 +270,43 @@ def round_solution(problem, x, *, method="auto", n_tries=20, seed=None, compare=
                           candidates=None if kind == "sc" else candidates)
     out["elapsed"] = time.perf_counter() - start
     return out
+
+
+@for_kinds("cc")
+def kwikcluster(problem, seed=None, *, n_tries=1):
+    """KwikCluster: pivot on the signs of the pairs, without any relaxation.
+
+    Parameters
+    ----------
+    problem : MetricProblem
+        Of kind ``"cc"``.
+    seed : int, SeedSequence, Generator or None
+        Source of the pivot orders.
+    n_tries : int, default=1
+        Independent pivot orders; the cheapest clustering is kept.
+
+    Returns
+    -------
+    Rounding
+        With ``method="kwikcluster"``; see :func:`metricopt.rounding.round_solution`.
+
+    Notes
+    -----
+    An expected 3-approximation on complete unweighted graphs (Ailon, Charikar & Newman
+    2008; :mod:`.pivot`); a baseline for the LP roundings elsewhere.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metricopt.problems import MetricProblem
+    >>> p = MetricProblem(kind="cc", n=3, labels=np.arange(3), structure="dense",
+    ...                   objective="l1", weights=np.ones(3), target=np.array([0., 1., 1.]),
+    ...                   lower=0.0, upper=1.0)
+    >>> kwikcluster(p, seed=0).labels.tolist()
+    [0, 0, 1]
+    """
+    return round_solution(problem, None, method="kwikcluster", n_tries=n_tries, seed=seed,
+                          refine="none")
 
 
 def _runners(problem, x, method):

@@ -32,7 +32,7 @@ __all__ = ["solve", "get_solver", "available_solvers", "registered_solvers", "ch
 #: listing the solvers does not import numba kernels or native libraries.
 SOLVER_SPECS = {
     "highs": ("metricopt.solvers.highs", "HighsSolver"),
-    "highs-lazy": ("metricopt.solvers.highs", "HighsLazySolver"),
+    "highs-lazy": ("metricopt.solvers.highs_lazy", "HighsLazySolver"),
     "dykstra": ("metricopt.solvers.dykstra", "DykstraSolver"),
     "project-forget": ("metricopt.solvers.project_forget", "ProjectForgetSolver"),
     "lighttouch": ("metricopt.solvers.lighttouch", "LightTouchSolver"),
@@ -134,7 +134,7 @@ def choose_method(problem, *, max_memory=None):
     what = "constraints"
     if ncons is None and problem.structure == "sparse":
         # highs solves MET(G) as the same LP on K_n: as small as a dense one of that size
-        from ._lp_matrix import model_size
+        from .core.lp_matrix import model_size
 
         ncons = model_size(problem)["rows"]
         what = f"triangle rows of MET(G) embedded in K_{problem.n}"
@@ -148,7 +148,7 @@ def choose_method(problem, *, max_memory=None):
         return "project-forget", ("cycle inequalities of MET(G): shortest-path separation with "
                                   "an active list, memory linear in the number of edges")
     if problem.structure == "dense" and problem.objective != "l2":
-        from ._dykstra_state import dense_duals_fit
+        from .core.memory import dense_duals_fit
 
         if not dense_duals_fit(problem.n) and _cluster_editing(problem):
             lazy = get_solver("highs-lazy").estimate_memory(problem)

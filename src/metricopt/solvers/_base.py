@@ -102,6 +102,11 @@ class Solver:
         """Solve ``problem`` with every option given (checked, defaults filled in by
         :meth:`run`); return a dict of SolveResult fields. A plain function
         (``staticmethod``) or a method."""
+
+    def warm_up_kernels(self, problem):
+        """Load the kernels a solve may call that the small warm-up solve ``problem``
+        (:mod:`metricopt.solvers._warmup`) does not reach; none by default."""
+
         raise NotImplementedError
 
     #: The name of the backend's public function (``"solve_dykstra"``), if it has one.

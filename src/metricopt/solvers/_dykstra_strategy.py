@@ -177,7 +177,7 @@ def _active_rows(problem, st, order, block):
     Packed layouts (lexicographic and parallel orders) give none: the polish then
     starts from the separated rows of the iterate.
     """
-    from ._polish import ActiveRows
+    from .core.polish import ActiveRows
 
     if not st.dense:
         z = np.concatenate([st.z_tri, st.z_wed])

@@ -10,7 +10,7 @@ dense problems (``structure == 0``)
     group check visits ``gsz (n - 2)`` inequalities;
 edge problems (``structure == 1``, cluster deletion)
     group ``G`` is the block of ``gsz`` consecutive ids of the explicit family
-    (:func:`metricopt.solvers._lp_matrix.edge_family_rows`: ids ``3t + s`` are the
+    (:func:`metricopt.solvers.core.lp_matrix.edge_family_rows`: ids ``3t + s`` are the
     triangle rows with long side ``s``, ids ``3T + w`` the wedge rows
     ``x_a + x_b >= 1``).
 
@@ -462,7 +462,7 @@ def _offer(score, rows, size, val, a, b, c):
 def top_active(x, structure, n, base, prow, pcol, tri, wed, nmem, floor, score, rows):
     """The inequalities of largest ``a_t'x - b_t`` (at least ``floor``), at most
     ``score.shape[0]`` of them, in no particular order: the rows the LP polish starts
-    from (:mod:`metricopt.solvers._polish`). O(constraints) time, O(capacity) memory.
+    from (:mod:`metricopt.solvers.core.polish`). O(constraints) time, O(capacity) memory.
 
     ``rows`` gets ``(a, b, c)`` packed pair indices of ``x_a <= x_b + x_c`` (dense) or
     ``(id, -1, -1)`` family ids (edge problems). Returns the count.

@@ -264,10 +264,10 @@ def _p_summary(logp):
 
 # ------------------------------------------------------------------ finishing stage
 def _active_rows(problem, inst, x):
-    """The inequalities most active at ``x`` (:class:`._polish.ActiveRows`), as many
-    as the polish keeps (:func:`._polish.polish_rows`)."""
+    """The inequalities most active at ``x`` (:class:`.core.polish.ActiveRows`), as many
+    as the polish keeps (:func:`.core.polish.polish_rows`)."""
     from . import _lighttouch_kernels as K
-    from ._polish import MAX_ROWS, MIN_ROWS, ROWS_PER_COLUMN, ActiveRows
+    from .core.polish import MAX_ROWS, MIN_ROWS, ROWS_PER_COLUMN, ActiveRows
 
     cap = int(min(max(ROWS_PER_COLUMN * inst.nvar, MIN_ROWS), MAX_ROWS))
     score = np.empty(cap)

@@ -212,7 +212,7 @@ class EdgeOracle:
 
 
 class TriangleList:
-    """Remembered triangle inequalities of the dense mode (:mod:`._pf_dense` layout).
+    """Remembered triangle inequalities of the dense mode (:mod:`._pf_list` layout).
 
     Four parallel arrays ``ta, tb, tc`` (int32) and ``z`` (float64) in visiting order,
     20 bytes per constraint; the same interface as :class:`ActiveList`.
@@ -226,13 +226,13 @@ class TriangleList:
         self.nc = int(nc)
 
     def project(self, x, winv):
-        from ._pf_dense import dense_project
+        from ._pf_list import dense_project
 
         vmax, smax = dense_project(x, winv, self.ta, self.tb, self.tc, self.z, self.nc)
         return vmax, smax, self.nc
 
     def forget(self):
-        from ._pf_dense import dense_forget
+        from ._pf_list import dense_forget
 
         self.nc = int(dense_forget(self.ta, self.tb, self.tc, self.z, self.nc))
 
@@ -257,7 +257,7 @@ class TriangleList:
 
 
 class DenseOracle:
-    """PF Alg. 6 oracle on ``K_n``: a read-only scan (:func:`._pf_dense.dense_detect`)
+    """PF Alg. 6 oracle on ``K_n``: a read-only scan (:func:`._pf_scan.dense_detect`)
     on ``threads`` threads that returns the exact largest violation and merges every
     inequality violated by more than ``add_tol`` into the remembered list.
 
@@ -267,7 +267,7 @@ class DenseOracle:
     """
 
     def __init__(self, n, fixed, add_tol, max_memory, threads, block=16):
-        from ._pf_dense import diagonal_offsets, scan_rows
+        from ._pf_scan import diagonal_offsets, scan_rows
 
         self.n, self.add_tol, self.max_memory, self.block = n, add_tol, max_memory, block
         self.threads = max(1, int(threads))
@@ -282,7 +282,7 @@ class DenseOracle:
         """``(active, worst, found)``: the list merged with the violated triangles found,
         their largest violation and count; None when ``stop()`` ended a full scan
         (:func:`full_scan`; the list is then untouched)."""
-        from ._pf_dense import dense_merge, support_layout
+        from ._pf_list import dense_merge, support_layout
 
         support = support_layout(x, self.off, self.n)
         if support is None:
@@ -303,9 +303,9 @@ class DenseOracle:
         return TriangleList(ta, tb, tc, tz, nc=m), worst, k
 
     def _support_scan(self, x, active, support):
-        """Violated constraints by the support scan (:func:`._pf_dense.support_detect`),
+        """Violated constraints by the support scan (:func:`._pf_list.support_detect`),
         sorted into the visiting order; ``(found, worst)``."""
-        from ._pf_dense import support_detect, visit_keys
+        from ._pf_list import support_detect, visit_keys
 
         data = support[:-1]
         none = np.empty(0, dtype=np.int32)
@@ -349,7 +349,7 @@ SCAN_PART_TRIPLETS = 250_000_000
 
 def full_scan(x, n, add_tol, rows, *, chunk=None, cap=None, block=16, before_growth=None,
               stop=None):
-    """:func:`._pf_dense.dense_detect` run to the end: a worker whose output row is full
+    """:func:`._pf_scan.dense_detect` run to the end: a worker whose output row is full
     stops, the rows double (what was found is kept), and the scan resumes.
 
     With ``stop`` (a callable) each worker's rows are scanned in consecutive parts of
@@ -364,9 +364,9 @@ def full_scan(x, n, add_tol, rows, *, chunk=None, cap=None, block=16, before_gro
     n : int
     add_tol : float
     rows : tuple
-        :func:`._pf_dense.scan_rows` for ``block`` and the number of workers.
+        :func:`._pf_scan.scan_rows` for ``block`` and the number of workers.
     chunk : int or None
-        Pruning chunk (default :data:`._pf_dense.CHUNK`; 0: no pruning).
+        Pruning chunk (default :data:`._pf_scan.CHUNK`; 0: no pruning).
     cap : int or None
         Starting length of each worker's output row (default ``3 block n + 1024``).
     before_growth : callable or None
@@ -376,14 +376,14 @@ def full_scan(x, n, add_tol, rows, *, chunk=None, cap=None, block=16, before_gro
     Returns
     -------
     found : list of three int32 arrays
-        The constraints in visiting order (the list layout of :mod:`._pf_dense`).
+        The constraints in visiting order (the list layout of :mod:`._pf_list`).
     worst : float
     skipped, stretches : int
         Stretches skipped by the pruning, and met.
     cap : int
         The final row length (a good start for the next scan).
     """
-    from ._pf_dense import CHUNK, chunk_extremes, dense_detect, diagonal_offsets
+    from ._pf_scan import CHUNK, chunk_extremes, dense_detect, diagonal_offsets
 
     chunk = CHUNK if chunk is None else int(chunk)
     row_sb, row_s2, starts = rows
@@ -469,7 +469,7 @@ def estimate_memory(problem, threads=1):
     ``1 / w`` as the problem has them), a problem-order answer of a QP stage (l1
     problems are certified on the layout's own arrays, others on problem-order copies),
     the scan's output rows and chunk extremes (``16 / CHUNK`` bytes per pair,
-    :func:`._pf_dense.chunk_extremes`), and :data:`REMEMBERED_PER_NODE_PAIR` ``n^2``
+    :func:`._pf_scan.chunk_extremes`), and :data:`REMEMBERED_PER_NODE_PAIR` ``n^2``
     remembered triangles of 20 bytes. Jaccard ``cc``: 88 bytes per pair and the lists;
     measured 85-102 bytes per pair added by the solve (``benchmarks/bench_project_forget.py``).
     """
@@ -492,7 +492,8 @@ def estimate_memory(problem, threads=1):
         w = len(problem.wedges)
         explicit = 8 * (3 * t3 // 3 * 3 + 2 * w)
         return int(base + explicit + 2 * (t3 + w) * (per_con + 2 * 8))
-    from ._pf_dense import BYTES_PER_CONSTRAINT, CHUNK
+    from ._pf_list import BYTES_PER_CONSTRAINT
+    from ._pf_scan import CHUNK
 
     rows = 12 * max(threads, 1) * (3 * 16 * n + 1024)
     bounds = 16 * (nvar // max(CHUNK, 1) + n)

@@ -9,6 +9,7 @@ shared loop and stages.
 """
 
 import dataclasses
+import sys
 import time
 
 import numpy as np
@@ -126,7 +127,7 @@ def dense_passes(st, active, k_max, budget, deadline):
     """Projection passes over the remembered triangles and their pairs only.
 
     The pairs that occur in the list are gathered into contiguous arrays
-    (:func:`._pf_dense.localise`); each pass projects the list, then the per-pair
+    (:func:`._pf_list.localise`); each pass projects the list, then the per-pair
     constraints of those pairs, then forgets. The other pairs' constraints do not
     interact with the list; they get one pass per outer iteration (the caller's full
     pair pass). Stops after ``k_max`` passes, once the passes' work
@@ -135,7 +136,7 @@ def dense_passes(st, active, k_max, budget, deadline):
 
     Returns ``(active, passes, smax)``.
     """
-    from ._pf_dense import globalise, localise
+    from ._pf_list import globalise, localise
 
     if active.nc == 0:
         return active, 0, 0.0
@@ -184,7 +185,7 @@ def read_checkpoint(path, st, problem, digest):
     """Restore ``st`` and the active list from a checkpoint; every array is checked
     against this problem (:func:`._checkpoint.state_array`), so a damaged or partial
     file is refused."""
-    from ._pf_dense import MAX_POSITION
+    from ._pf_list import MAX_POSITION
 
     meta, data = _checkpoint.read_checkpoint(path, backend="project-forget",
                                              problem=problem, digest=digest)
@@ -231,13 +232,14 @@ def read_checkpoint(path, st, problem, digest):
 
 
 def peak_rss():
-    """Peak resident bytes of the process, or None where the platform does not say
-    (the ``resource`` module is POSIX only)."""
+    """Peak resident bytes of this process (``ru_maxrss``), or None where unknown (no
+    :mod:`resource` module: Windows)."""
     try:
         import resource
     except ImportError:
         return None
-    return int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss) * 1024
+    peak = int(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)
+    return peak if sys.platform == "darwin" else peak * 1024  # bytes on macOS, KiB elsewhere
 
 
 def violation_bound(problem, x):
@@ -253,12 +255,12 @@ def violation_bound(problem, x):
 
 def violation(problem, x, mode):
     """Exact largest violation of ``x`` (problem order); dense problems through the
-    threaded scan of :mod:`._pf_dense` in the diagonal layout."""
+    threaded scan of :mod:`._pf_scan` in the diagonal layout."""
     if mode != "dense":
         return max(float(problem.max_violation(x)), 0.0)
     from ..problems._triangles import support_graph
     from ._layouts import packed_to_diagonal
-    from ._pf_dense import dense_max_violation
+    from ._pf_scan import dense_max_violation
 
     if support_graph(x, problem.n, 0.0) is not None:  # the support scan is cheaper
         return max(float(problem.max_violation(x)), 0.0)
@@ -304,11 +306,11 @@ def rescale(st, active, gamma):
 
 
 def active_rows(active, mode, n):
-    """The remembered constraints as LP rows (:class:`._polish.ActiveRows`)."""
-    from ._polish import ActiveRows
+    """The remembered constraints as LP rows (:class:`.core.polish.ActiveRows`)."""
+    from .core.polish import ActiveRows
 
     if mode == "dense":
-        from ._pf_dense import MAX_POSITION
+        from ._pf_list import MAX_POSITION
 
         ta, tb, tc, tz = active.views()
         keep = tz > 0.0
@@ -586,7 +588,7 @@ def _oracles(problem, st, tol, nthreads, max_memory, scheduler):
         return O.CycleOracle(problem, nthreads, add_tol, tol, scheduler), None
     if problem.structure == "edges":
         return O.EdgeOracle(problem, add_tol), None
-    from ._pf_dense import MAX_POSITION
+    from ._pf_list import MAX_POSITION
     if st.nvar >= MAX_POSITION:
         raise InvalidParameterError(
             f"project-forget's dense mode handles at most {MAX_POSITION - 1} pairs; this "

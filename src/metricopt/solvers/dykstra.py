@@ -212,7 +212,7 @@ def solve_dykstra(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, or
     polish : bool or "auto", default="auto"
         Solve the LP restricted to the constraints holding the largest duals exactly
         (HiGHS; violated rows are separated and added until none is left) and certify
-        it from its LP dual (:mod:`._polish`): for l1 objectives as soon as the QP gap
+        it from its LP dual (:mod:`.core.polish`): for l1 objectives as soon as the QP gap
         is below 1e-2 at a full check, otherwise at the end of a converged QP stage that
         misses ``gap_tol``; once per ``gamma``. ``"auto"``: when the restricted LP fits in memory, except
         for sparsest cut (its restricted LP needed over 30 separation rounds on jazz and

@@ -36,7 +36,7 @@ Oracles by problem structure:
     A scan of the problem's explicit triangle and wedge lists.
 ``"dense"`` (``K_n``: Jaccard ``cc``, dense ``mn``, ``sc``)
     A read-only scan of all triangles in the ``dykstra`` backend's diagonal order and
-    pair layout, split over the threads (:mod:`._pf_dense`); it returns the exact
+    pair layout, split over the threads (:mod:`._pf_scan`); it returns the exact
     largest violation and merges every inequality violated by more than
     ``0.01 tol`` into the remembered list (20 bytes per constraint: three int32 pair
     positions, the side in two spare bits, a float64 dual; no duplicates). Then one
@@ -185,7 +185,7 @@ def solve_project_forget(problem, *, gamma, lam, tol, gap_tol, max_iter, time_li
         When a converged QP stage misses ``gap_tol``, solve the LP restricted to the
         constraints holding a positive dual exactly (HiGHS; violated rows are separated
         and added until none is left) and certify it from its LP dual
-        (:mod:`._polish`). ``"auto"``: when the restricted LP fits in memory, except
+        (:mod:`.core.polish`). ``"auto"``: when the restricted LP fits in memory, except
         for sparsest cut (its restricted LP needed over 30 separation rounds on jazz and
         USAir97, where gamma growth certifies a gap of 1e-5 in 1.5 s and 9 s). Once a polish has reached the LP optimum it is not repeated.
     gamma_growth : float, default=10.0
@@ -241,6 +241,13 @@ class ProjectForgetSolver(Solver):
     def estimate_memory(self, problem):
         """Estimated peak bytes (see :func:`estimate_memory`)."""
         return estimate_memory(problem)
+
+    def warm_up_kernels(self, problem):
+        """The dense mode's support scan and exact violation (:func:`._pf_list.warm_up`)."""
+        if problem.structure == "dense":
+            from ._pf_list import warm_up
+
+            warm_up()
 
     def cite(self):
         """Reference of the method."""

@@ -71,7 +71,7 @@ class LPStage:
     tol, gap_tol : float
         Largest violation and certified LP gap of an ``optimal`` answer.
     polish : bool or "auto"
-        Try the active-set LP polish (:mod:`._polish`) when the certificate misses
+        Try the active-set LP polish (:mod:`.polish`) when the certificate misses
         ``gap_tol``; ``"auto"``: when the restricted LP fits in memory, except for
         problems with a sum row (sparsest cut), where gamma growth is faster.
     gamma_growth : float
@@ -145,7 +145,7 @@ class LPStage:
         return bool(self.polish) and not self.polished and gamma not in self._tried
 
     def try_polish(self, active, deadline, gamma):
-        """Run the polish once per ``gamma`` (:mod:`._polish`); True when its answer
+        """Run the polish once per ``gamma`` (:mod:`.polish`); True when its answer
         meets the LP gap (then ``self.x`` is it).
 
         It needs only the active rows, not a converged QP: ``dykstra`` calls it, for l1
@@ -155,7 +155,7 @@ class LPStage:
         """
         if not self.may_polish(gamma):
             return False
-        from .._polish import polish, polish_rows
+        from .polish import polish, polish_rows
 
         self._tried.add(gamma)
         every = active()
