@@ -119,7 +119,7 @@ def compile_table(trees, args, tmp):
     def cell(v):
         return "failed" if v is None else f"{v:.2f}"
 
-    print(f"| graph | case | " + " | ".join(
+    print("| graph | case | " + " | ".join(
         f"{lb} run 1 | {lb} run {last}" for lb in labels) + " |")
     print("|---|---|" + "---:|" * (2 * len(labels)))
     for g in graphs:

@@ -12,8 +12,8 @@ the revisions, so that a change of machine load hits both. Prints a markdown tab
 iterations, status, solve seconds, the after/before ratio, the LP value and the certified
 gap ``(fun - lower_bound) / |lower_bound|`` of each. Case ``KIND:GRAPH`` (``cc``
 Jaccard, ``cc-unit``, ``sc``, ``cd``; ``signed:N``, signed ``cc`` on the generated
-Slashdot-shaped graph of N nodes of ``bench_signed_graphs.py``) solves the problem with ``metricopt.solve`` and
-``--method`` (default ``dykstra``; sparsest cut with gamma 5 and tol 1e-8 for dykstra,
+Slashdot-shaped graph of N nodes of ``bench_signed_graphs.py``) solves the problem with
+``metricopt.solve`` and ``--method`` (default ``dykstra``; sparsest cut with gamma 5 and tol 1e-8 for dykstra,
 as in its issue), ``tol``, ``gap_tol``, ``threads`` and the backend's defaults
 otherwise; ``--time-limit`` stops both revisions' runs after that many seconds.
 """

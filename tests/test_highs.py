@@ -9,8 +9,8 @@ and scipy's SLSQP.
 """
 
 import itertools
-from types import SimpleNamespace
 from functools import lru_cache
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -21,10 +21,9 @@ from metricopt.graph import Graph
 from metricopt.problems import MetricProblem, build_problem
 from metricopt.problems._pairs import n_pairs, pair_arrays
 from metricopt.result import Status
-from metricopt.solvers import get_solver, solve
 from metricopt.solvers import _lp_matrix as lpm
+from metricopt.solvers import get_solver, solve
 from metricopt.solvers.highs import HighsLazySolver, HighsSolver, estimate_memory
-
 from problem_bank import (
     BANK,
     BUNDLED_VALUES,

@@ -31,13 +31,13 @@ import warnings
 
 import numpy as np
 import pytest
-from exact_values import BUNDLED_EXACT, ExactLP, below_optimum_slack, compute_exact, exact_lp
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from problem_bank import BUNDLED_VALUES, bundled_problem, make_graph, make_matrix
 
 import metricopt
+from exact_values import BUNDLED_EXACT, ExactLP, below_optimum_slack, compute_exact, exact_lp
 from metricopt.problems import build_problem
+from problem_bank import BUNDLED_VALUES, bundled_problem, make_graph, make_matrix
 
 GAP_TOL = 1e-4
 ITERATIVE = ("dykstra", "project-forget")

@@ -28,6 +28,7 @@ import warnings
 
 import numpy as np
 
+from metricopt._choices import FORMATS
 from metricopt.exceptions import InvalidParameterError, MetricOptWarning
 from metricopt.graph import Dissimilarity, Graph
 from metricopt.io._matrix import make_dissimilarity
@@ -50,7 +51,6 @@ from metricopt.io._source import (
     read_stdin,
     resolve_source,
 )
-from metricopt._choices import FORMATS
 
 __all__ = ["FORMATS", "read_graph", "read_dissimilarity", "read_input", "detect_format"]
 
