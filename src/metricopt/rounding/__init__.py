@@ -166,11 +166,11 @@ def round_solution(problem, x, *, method="auto", n_tries=20, seed=None, compare=
     -------
     Rounding
         Fields ``kind, method, objective, labels, n_clusters, n_tries, seed,
-        per_method, refine, elapsed`` (and ``tries_run`` with a ``time_limit``); ``sc`` adds
-        ``in_cut, cut_edges, side_sizes`` and ``cd`` adds ``n_repaired``. ``objective`` equals
-        :func:`evaluate` of the
-        answer (after refinement); ``refine["objective_before"]`` is the rounding's and
-        ``per_method`` holds the roundings' own objectives.
+        per_method, refine, elapsed`` (and ``tries_run`` with a ``time_limit``); ``sc``
+        adds ``in_cut, cut_edges, side_sizes`` and ``cd`` adds ``n_repaired``.
+        ``objective`` equals :func:`evaluate` of the answer (after refinement);
+        ``refine["objective_before"]`` is the rounding's and ``per_method`` holds the
+        roundings' own objectives.
 
     Raises
     ------
