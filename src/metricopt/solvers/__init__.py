@@ -10,6 +10,7 @@
 import importlib
 import time
 import warnings
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -21,6 +22,9 @@ from ..exceptions import (
 )
 from ..result import STATUS_MESSAGES, SolveResult, Status
 from ._base import Solver
+
+if TYPE_CHECKING:
+    from ..problems import MetricProblem
 
 __all__ = ["solve", "get_solver", "available_solvers", "registered_solvers", "choose_method",
            "applicable_options", "check_option_values", "solver_option_names", "Solver",
@@ -36,7 +40,7 @@ SOLVER_SPECS = {
     "lighttouch": ("metricopt.solvers.lighttouch", "LightTouchSolver"),
 }
 
-_INSTANCES = {}
+_INSTANCES: dict[str, Solver] = {}
 
 
 def registered_solvers():
@@ -270,7 +274,9 @@ def applicable_options(solver, options, *, chosen_by_auto=False):
     return dict(options)
 
 
-def solve(problem, method=None, *, callback=None, warm_up=True, **options):
+def solve(problem: "MetricProblem", method: "str | Solver | None" = None, *,
+          callback: "Callable[[dict[str, Any]], object] | None" = None, warm_up: bool = True,
+          **options: Any) -> SolveResult:
     """Solve a metric-constrained relaxation.
 
     Parameters
