@@ -7,7 +7,8 @@ Usage::
         [--no-speed] [--repeat 3] [--threads 2]
 
 Each revision is checked out into a temporary git worktree (AFTER defaults to the
-working tree; :func:`compare_revisions.revision_trees`).
+working tree; a directory holding a checkout is used as it is;
+:func:`compare_revisions.revision_trees`).
 
 Compile table: for each revision, case and run, ``metricopt solve`` runs in a fresh
 process with that revision's ``src`` first on ``PYTHONPATH`` and a numba cache of its
