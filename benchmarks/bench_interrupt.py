@@ -90,8 +90,12 @@ def parts_overhead(nodes, threads, calls=20, repeats=3):
 
     import metricopt
     from bench_signed_graphs import generated_problem
-    from metricopt.solvers._cycle_search import (CycleGraph, canonical_cycles, search_cycles,
-                                                 search_cycles_until)
+    from metricopt.solvers._cycle_search import (
+        CycleGraph,
+        canonical_cycles,
+        search_cycles,
+        search_cycles_until,
+    )
 
     numba.set_num_threads(threads)
     warnings.simplefilter("ignore")  # the stopped run's ConvergenceWarning

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-from problem_bank import make_graph
 
 from metricopt.exceptions import InvalidParameterError, UnsupportedProblemError
 from metricopt.io import read_graph
@@ -16,6 +15,7 @@ from metricopt.solvers import (
     registered_solvers,
     solve,
 )
+from problem_bank import make_graph
 
 
 @pytest.fixture(scope="module")

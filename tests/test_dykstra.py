@@ -16,8 +16,8 @@ from metricopt.result import Status
 from metricopt.solvers import _constraint_kernels as C
 from metricopt.solvers import _layouts as L
 from metricopt.solvers import _triangle_sparse as S
-from metricopt.solvers._triangle_dense import triangle_pass_dense
 from metricopt.solvers import get_solver, solve
+from metricopt.solvers._triangle_dense import triangle_pass_dense
 from metricopt.solvers.dykstra import solve_dykstra
 
 

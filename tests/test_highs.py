@@ -9,8 +9,8 @@ and scipy's SLSQP.
 """
 
 import itertools
-from types import SimpleNamespace
 from functools import lru_cache
+from types import SimpleNamespace
 
 import numpy as np
 import pytest

@@ -199,8 +199,8 @@ def _reference_detect(x, n, block, add_tol):
             for s1 in range(sb, min(sb + block, n - s2)):
                 for q in range(n - s1 - s2):
                     a, b, c = off[s1] + q, off[s1 + s2] + q, off[s2] + s1 + q
-                    for side, (l, r1, r2) in enumerate(((a, b, c), (b, a, c), (c, a, b))):
-                        v = x[l] - x[r1] - x[r2]
+                    for side, (e, r1, r2) in enumerate(((a, b, c), (b, a, c), (c, a, b))):
+                        v = x[e] - x[r1] - x[r2]
                         worst = max(worst, v)
                         if v > add_tol:
                             found.append((int(a), int(b), int(c) | (side << 29)))

@@ -8,14 +8,13 @@ import pytest
 
 import naive_lighttouch as ref
 from metricopt import build_problem, read_graph, solve
-from metricopt.exceptions import (InvalidParameterError, MemoryLimitError,
-                                  UnsupportedProblemError)
-from problem_bank import make_graph, make_matrix
+from metricopt.exceptions import InvalidParameterError, MemoryLimitError, UnsupportedProblemError
 from metricopt.problems._pairs import pair_arrays
 from metricopt.result import Status
 from metricopt.solvers import _lighttouch_kernels as K
 from metricopt.solvers._lighttouch_run import _Instance, _state
 from metricopt.solvers.lighttouch import solve_lighttouch
+from problem_bank import make_graph, make_matrix
 
 
 @pytest.fixture(scope="module")

@@ -7,10 +7,10 @@ import sys
 
 import pytest
 
+from metricopt._docstrings import first_sentence, parameter_docs
 from metricopt.cli import cli
 from metricopt.pipeline import option_help
 from metricopt.solvers import get_solver, registered_solvers
-from metricopt._docstrings import first_sentence, parameter_docs
 
 
 def ok(runner, args):

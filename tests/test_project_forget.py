@@ -404,8 +404,8 @@ def test_dense_detect_matches_brute_force(threads, chunk):
         if (a, b, c) in set(_diag_triplets(n, block)))  # each triplet once
     ref, worst = [], 0.0
     for a, b, c in _diag_triplets(n, block):
-        for side, (l, r1, r2) in enumerate(((a, b, c), (b, a, c), (c, a, b))):
-            v = x[l] - x[r1] - x[r2]
+        for side, (e, r1, r2) in enumerate(((a, b, c), (b, a, c), (c, a, b))):
+            v = x[e] - x[r1] - x[r2]
             worst = max(worst, v)
             if v > 0.05:
                 ref.append((a, b, c | (side << 29)))

@@ -39,8 +39,8 @@ def parameter_docs(obj):
     -------
     dict
         Parameter name -> ``(type, description)``, both strings (the description's
-        lines unindented, paragraphs separated by a blank line). An entry naming several parameters (``a, b : float``)
-        gives each of them. Empty when there is no Parameters section.
+        lines unindented, paragraphs separated by a blank line). An entry naming several
+        parameters (``a, b : float``) gives each of them. Empty when there is no Parameters section.
     """
     doc = obj if isinstance(obj, str) else inspect.getdoc(obj)
     lines = _section(inspect.cleandoc(doc or ""), "Parameters")

@@ -18,8 +18,8 @@ import click
 from .. import _signals
 from .._choices import REFINE_METHODS
 from ..exceptions import ConvergenceWarning, MetricOptError
-from . import _render as render
 from ..solvers import registered_solvers
+from . import _render as render
 from ._options import (
     KINDS,
     ByteSize,
@@ -435,7 +435,8 @@ def check_metric(ctx, matrix, tol, top, repair, p, out, method, as_json):
 
         metricopt check-metric distances.npy --repair --p 2 -o nearest.npy
     """
-    from ..metric_check import check_metric as check, repair_metric
+    from ..metric_check import check_metric as check
+    from ..metric_check import repair_metric
 
     for given, flag in ((p is not None, "--p"), (out is not None, "-o/--out"),
                         (method.lower() != "auto", "--method")):

@@ -9,6 +9,7 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .._signals import interrupt_cause, interrupted_by
 from ..exceptions import InvalidParameterError
@@ -24,6 +25,12 @@ from ..io.reports import (
 from ..result import Status
 from ..solvers.core.loop import CheckpointNotWritten
 from ._report import _build_report
+
+if TYPE_CHECKING:
+    from ..graph import Dissimilarity, Graph
+    from ..problems import MetricProblem
+    from ..result import SolveResult
+    from ..rounding import Rounding
 
 __all__ = ["RunOutcome", "run", "check_run_arguments"]
 
@@ -49,22 +56,22 @@ class RunOutcome:
         Output kind -> path of each file written.
     """
 
-    report: dict
-    data: object
-    problem: object
-    result: object
-    rounding: object = None
+    report: dict[str, Any]
+    data: "Graph | Dissimilarity"
+    problem: "MetricProblem"
+    result: "SolveResult"
+    rounding: "Rounding | None" = None
     out: Path | None = None
-    files: dict = field(default_factory=dict)
+    files: dict[str, Path] = field(default_factory=dict)
 
     @property
-    def summary(self):
+    def summary(self) -> dict[str, Any]:
         """The report without the fields in :data:`~metricopt.io.reports.SUMMARY_OMIT`,
         as plain JSON types (:func:`~metricopt.io.reports.report_summary`)."""
         return report_summary(self.report)
 
     @property
-    def interrupted(self):
+    def interrupted(self) -> bool:
         """True when the solve was stopped by the user."""
         return self.result.get("status") == Status.INTERRUPTED
 

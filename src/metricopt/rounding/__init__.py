@@ -20,7 +20,11 @@ move is made only when it lowers the objective. ``refine="none"`` turns it off.
 Metric nearness has no rounding: its answer is the metric itself.
 """
 
+from __future__ import annotations
+
 import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -58,6 +62,9 @@ from .refine import (
 )
 from .region_growing import region_growing, region_runner
 from .sweep import sc_adjacency, spectral_cut, sweep_cut, sweep_from_x
+
+if TYPE_CHECKING:
+    from ..problems import MetricProblem
 
 __all__ = [
     "Rounding",
@@ -108,9 +115,13 @@ def _check_n_tries(n_tries):
 
 
 @for_kinds("cc", "sc", "cd")
-def round_solution(problem, x, *, method="auto", n_tries=20, seed=None, compare=None,
-                   refine="auto", refine_candidates=REFINE_CANDIDATES, refine_time_limit=None,
-                   time_limit=None):
+def round_solution(problem: MetricProblem, x: np.ndarray | Mapping[str, Any] | None, *,
+                   method: str = "auto", n_tries: int = 20,
+                   seed: int | np.random.SeedSequence | np.random.Generator | None = None,
+                   compare: str | None = None, refine: str = "auto",
+                   refine_candidates: int = REFINE_CANDIDATES,
+                   refine_time_limit: float | None = None,
+                   time_limit: float | None = None) -> Rounding:
     """Round a relaxation's solution into a clustering (cc, cd) or a cut (sc).
 
     Parameters
@@ -166,10 +177,11 @@ def round_solution(problem, x, *, method="auto", n_tries=20, seed=None, compare=
     -------
     Rounding
         Fields ``kind, method, objective, labels, n_clusters, n_tries, seed,
-        per_method, refine, elapsed`` (and ``tries_run`` with a ``time_limit``); ``sc`` adds ``in_cut, cut_edges, side_sizes``
-        and ``cd`` adds ``n_repaired``. ``objective`` equals :func:`evaluate` of the
-        answer (after refinement); ``refine["objective_before"]`` is the rounding's and
-        ``per_method`` holds the roundings' own objectives.
+        per_method, refine, elapsed`` (and ``tries_run`` with a ``time_limit``); ``sc``
+        adds ``in_cut, cut_edges, side_sizes`` and ``cd`` adds ``n_repaired``.
+        ``objective`` equals :func:`evaluate` of the answer (after refinement);
+        ``refine["objective_before"]`` is the rounding's and ``per_method`` holds the
+        roundings' own objectives.
 
     Raises
     ------

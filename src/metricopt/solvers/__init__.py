@@ -10,6 +10,7 @@
 import importlib
 import time
 import warnings
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -23,6 +24,9 @@ from ..result import STATUS_MESSAGES, SolveResult, Status
 from ._base import Solver
 from .core.loop import finish_allowance
 from .core.result import complete
+
+if TYPE_CHECKING:
+    from ..problems import MetricProblem
 
 __all__ = ["solve", "get_solver", "available_solvers", "registered_solvers", "choose_method",
            "applicable_options", "check_option_values", "check_solver_options",
@@ -38,7 +42,7 @@ SOLVER_SPECS = {
     "lighttouch": ("metricopt.solvers.lighttouch", "LightTouchSolver"),
 }
 
-_INSTANCES = {}
+_INSTANCES: dict[str, Solver] = {}
 
 
 def registered_solvers():
@@ -317,7 +321,9 @@ def check_solver_options(method, options):
     check_option_values(method, options)
 
 
-def solve(problem, method=None, *, callback=None, warm_up=True, **options):
+def solve(problem: "MetricProblem", method: "str | Solver | None" = None, *,
+          callback: "Callable[[dict[str, Any]], object] | None" = None, warm_up: bool = True,
+          **options: Any) -> SolveResult:
     """Solve a metric-constrained relaxation.
 
     Parameters
