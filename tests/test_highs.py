@@ -25,7 +25,6 @@ from metricopt.solvers import get_solver, solve
 from metricopt.solvers.core import lp_matrix as lpm
 from metricopt.solvers.highs import HighsSolver, estimate_memory
 from metricopt.solvers.highs_lazy import HighsLazySolver
-
 from problem_bank import (
     BANK,
     BUNDLED_VALUES,

@@ -2,7 +2,6 @@
 terminal, and ``solvers METHOD`` describes every option from the backend's docstring."""
 
 import json
-
 import sys
 
 import pytest

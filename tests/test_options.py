@@ -16,8 +16,7 @@ from metricopt.batch import read_manifest
 from metricopt.cli import cli
 from metricopt.cli._options import collect_solver_options, flagged_options, solver_options
 from metricopt.exceptions import InvalidParameterError
-from metricopt.solvers import (check_option_values, declared_options, get_solver,
-                               registered_solvers)
+from metricopt.solvers import check_option_values, declared_options, get_solver, registered_solvers
 from metricopt.solvers.core.options import Option, check_options, parse_value, takes_options
 from metricopt.solvers.dykstra import DykstraSolver
 

@@ -8,7 +8,6 @@ from metricopt.result import Status
 from metricopt.solvers import _active_kernels as A
 from metricopt.solvers import _layouts as L
 from metricopt.solvers.core.polish import ActiveRows, polish
-
 from naive_active import dense_active_triangles, sparse_active_triangles
 
 

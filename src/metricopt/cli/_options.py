@@ -265,7 +265,8 @@ def solver_options(fn, *, with_method=True):
 
 
 def rounding_options(fn):
-    """``--round --round-tries --refine --round-time-limit``; methods come from :data:`metricopt.rounding.METHODS`."""
+    """``--round --round-tries --refine --round-time-limit``; methods come from
+    :data:`metricopt.rounding.METHODS`."""
     names = list(dict.fromkeys(m for methods in ROUNDING_METHODS.values() for m in methods))
     per_kind = "; ".join(f"{k}: {', '.join(v)}" for k, v in ROUNDING_METHODS.items())
     return _apply(fn, [

@@ -120,10 +120,12 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
     rounding : dict or None
         Keys ``method`` (default ``"auto"``), ``n_tries`` (default 20), ``seed``
         (default: the solver's ``seed`` option, else 0, so that the same call gives the
-        same clustering; the report records it), ``refine`` (default ``"auto"``) and ``time_limit`` (seconds for the
-        rounding and its refinement; default: the solver's ``time_limit`` option, else
-        none; see :func:`metricopt.rounding.round_solution`). With ``method="leiden"`` the answer is Leiden's clustering and the LP
-        roundings of ``"auto"`` run too, for comparison (``per_method`` in the report).
+        same clustering; the report records it), ``refine`` (default ``"auto"``) and
+        ``time_limit`` (seconds for the rounding and its refinement; default: the
+        solver's ``time_limit`` option, else none; see
+        :func:`metricopt.rounding.round_solution`). With ``method="leiden"`` the answer is
+        Leiden's clustering and the LP roundings of ``"auto"`` run too, for comparison
+        (``per_method`` in the report).
     out : str or os.PathLike or None
         Directory for ``report.json``, ``iterations.csv``, ``clusters.csv`` or
         ``cut.csv``, and ``solution.npz``; created if needed. The run claims it (a lock

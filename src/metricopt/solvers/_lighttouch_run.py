@@ -18,8 +18,14 @@ import numpy as np
 from .._memory import check_memory
 from ..exceptions import ConvergenceWarning, InvalidParameterError, UnsupportedProblemError
 from ..result import Status
-from ._checkpoint import (header_field, header_history, problem_digest, read_checkpoint,
-                          state_array, write_checkpoint)
+from ._checkpoint import (
+    header_field,
+    header_history,
+    problem_digest,
+    read_checkpoint,
+    state_array,
+    write_checkpoint,
+)
 from .core.driver import Answer, Measure, Strategy, iterate
 from .core.stage import LPStage
 

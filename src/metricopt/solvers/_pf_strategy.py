@@ -75,9 +75,7 @@ def setup_layout(problem, gamma, lam):
 
 def pair_pass(st):
     """One pass over the per-variable constraints (dense duals, never forgotten)."""
-    from ._constraint_kernels import pair_pass, sum_step
-
-    from ._constraint_kernels import pair_pass_weights
+    from ._constraint_kernels import pair_pass, pair_pass_weights, sum_step
 
     x, f = st.x, st.f
     step, scale = (pair_pass, st.winv) if st.winv is not None \

@@ -53,9 +53,9 @@ References
 """
 
 from ._base import Solver
-from ._dykstra_strategy import drive
 from ._dykstra_state import ALIASES as _ALIASES
 from ._dykstra_state import DUALS, ORDERS
+from ._dykstra_strategy import drive
 from .core import options as opt
 
 __all__ = ["DykstraSolver", "solve_dykstra", "ORDERS"]

@@ -55,8 +55,7 @@ References
 """
 
 from ._base import Solver
-from ._lighttouch_run import drive
-from ._lighttouch_run import _SPARSE, FINISHES, TOUCHES
+from ._lighttouch_run import _SPARSE, FINISHES, TOUCHES, drive
 from ._lighttouch_run import _memory as _round_memory
 from .core import options as opt
 

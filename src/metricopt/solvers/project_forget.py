@@ -80,8 +80,8 @@ References
 """
 
 from ._base import Solver
-from ._pf_strategy import drive
 from ._pf_oracles import estimate_memory
+from ._pf_strategy import drive
 from .core import options as opt
 
 __all__ = ["ProjectForgetSolver", "solve_project_forget"]
@@ -187,11 +187,13 @@ def solve_project_forget(problem, *, gamma, lam, tol, gap_tol, max_iter, time_li
         and added until none is left) and certify it from its LP dual
         (:mod:`.core.polish`). ``"auto"``: when the restricted LP fits in memory, except
         for sparsest cut (its restricted LP needed over 30 separation rounds on jazz and
-        USAir97, where gamma growth certifies a gap of 1e-5 in 1.5 s and 9 s). Once a polish has reached the LP optimum it is not repeated.
+        USAir97, where gamma growth certifies a gap of 1e-5 in 1.5 s and 9 s). Once a
+        polish has reached the LP optimum it is not repeated.
     gamma_growth : float, default=10.0
         Factor by which ``gamma`` grows when a converged QP stage misses ``gap_tol``
         and the polish did not close it; the duals (and ``x - delta``, ``f``) are scaled
-        exactly (:func:`._pf_strategy.rescale`, as in ``dykstra``), so the next stage starts where this one ended
+        exactly (:func:`._pf_strategy.rescale`, as in ``dykstra``), so the next stage
+        starts where this one ended
         (exact regularisation: beyond some ``gamma`` the QP solution is an LP
         solution). ``gamma`` stops growing at ``1e8``.
     scheduler : str, distributed.Client or None
@@ -206,8 +208,9 @@ def solve_project_forget(problem, *, gamma, lam, tol, gap_tol, max_iter, time_li
     dict
         ``x``, ``fun`` (LP objective of ``x``; for ``mn`` with p = 2 the QP objective),
         ``lower_bound`` (the best certified bound met in the run), ``bound_details``,
-        ``gap`` (certified LP gap), ``polish``, ``certificates``, ``certify_seconds``, ``lp_approx_ratio``, ``qp_primal``,
-        ``qp_dual``, ``qp_gap``, ``max_violation``, ``status``, ``message``, ``nit``,
+        ``gap`` (certified LP gap), ``polish``, ``certificates``, ``certify_seconds``,
+        ``lp_approx_ratio``, ``qp_primal``, ``qp_dual``, ``qp_gap``, ``max_violation``,
+        ``status``, ``message``, ``nit``,
         ``history`` (per iteration: iteration, seconds, primal, dual, gap,
         max_violation, full_check, active_constraints, memory_bytes,
         constraints_found, remembered, oracle_seconds, passes), ``gamma``, ``lam``,

@@ -13,10 +13,10 @@ function (:func:`signature`, :func:`takes_options`), the command line's flags an
 >>> tol = TOL.replace(default=1e-6)
 >>> tol.parse("1e-8"), tol.requirement
 (1e-08, 'a float > 0')
->>> check_values("solve_x", (tol,), {"tol": -1.0})
+>>> check_values("f", (tol,), {"tol": -1.0})
 Traceback (most recent call last):
 ...
-metricopt.exceptions.InvalidParameterError: The 'tol' parameter of solve_x must be a float > 0. Got -1.0 instead.
+metricopt.exceptions.InvalidParameterError: The 'tol' parameter of f must be a float > 0. Got -1.0 instead.
 """
 
 import dataclasses

@@ -208,8 +208,8 @@ def polish(problem, active, *, tol, gap_tol=1e-4, deadline=None, threads=None,
         ``status`` (OPTIMAL when the answer violates nothing by more than ``tol``),
         ``x`` (problem order; None if HiGHS gave no point), ``lower_bound`` (certified
         from the LP dual of the round that met ``tol``, or of round ``max_rounds``;
-        valid for the full LP either way; None otherwise), ``bound_details``, ``max_violation``, ``rounds``, ``rows``,
-        ``columns``, ``seconds``, ``message``.
+        valid for the full LP either way; None otherwise), ``bound_details``,
+        ``max_violation``, ``rounds``, ``rows``, ``columns``, ``seconds``, ``message``.
     """
     t0 = time.perf_counter()
     opts = dict(verbose=False, seed=0, tol=1e-9, threads=threads)
