@@ -184,25 +184,7 @@ class HighsSolver(Solver):
         check_memory(need, f"{_memory_text(problem, self.name)}: the full model has {size['rows']:,} rows "
                      f"and {size['nonzeros']:,} nonzeros, which", opts["max_memory"])
 
-        if problem.structure == "sparse":
-            x_columns = lpm.embedding_columns(problem)
-            n_x = n_pairs(problem.n)
-        else:
-            x_columns = np.arange(problem.n_variables, dtype=np.int64)
-            n_x = problem.n_variables
-        objective = lpm.objective_model(problem, x_columns, n_x)
-        model = ExactModel(problem, objective, opts, algorithm)
-        model.add(objective.rows)
-        if problem.sum_value is not None:
-            model.add(lpm.sum_row(x_columns, problem.sum_value))
-        if problem.structure == "edges":
-            blocks = lpm.edge_family_blocks(problem)
-        else:
-            blocks = lpm.dense_triangle_blocks(problem.n)
-        for block in blocks:
-            model.add(block)
-            if deadline is not None and time.perf_counter() > deadline:
-                break
+        model, objective, x_columns = _full_model(problem, opts, algorithm, deadline)
         build_seconds = time.perf_counter() - start
 
         solved = not (deadline is not None and time.perf_counter() > deadline)
@@ -285,3 +267,32 @@ def _solve_rows(problem, opts, algorithm, start, deadline, need):
         certified_gap=gap, certificate=certificate,
         certificate_seconds=float(certificate.get("seconds", 0.0)),
     )
+
+
+def _full_model(problem, opts, algorithm, deadline):
+    """The HiGHS model of the whole LP: the objective's rows, the sum row, then every
+    triangle (or explicit) row block until ``deadline``; ``(model, objective,
+    x_columns)``, ``x_columns`` the model columns of the LP's variables (MET(G) is
+    embedded in the LP on ``K_n``)."""
+    from .core import lp_matrix as lpm
+
+    if problem.structure == "sparse":
+        x_columns = lpm.embedding_columns(problem)
+        n_x = n_pairs(problem.n)
+    else:
+        x_columns = np.arange(problem.n_variables, dtype=np.int64)
+        n_x = problem.n_variables
+    objective = lpm.objective_model(problem, x_columns, n_x)
+    model = ExactModel(problem, objective, opts, algorithm)
+    model.add(objective.rows)
+    if problem.sum_value is not None:
+        model.add(lpm.sum_row(x_columns, problem.sum_value))
+    if problem.structure == "edges":
+        blocks = lpm.edge_family_blocks(problem)
+    else:
+        blocks = lpm.dense_triangle_blocks(problem.n)
+    for block in blocks:
+        model.add(block)
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+    return model, objective, x_columns

@@ -90,13 +90,12 @@ class HighsLazySolver(Solver):
             those of the last round HiGHS finished.
         max_iter : int or None, default=None
             Most rounds (HiGHS solves); ``nit`` counts the rounds HiGHS finished.
-        threads : int or None, default=None
+        threads, verbose, seed
+            As :meth:`.highs.HighsSolver.driver`.
         max_memory : int or None, default=None
             Bytes allowed (default: what the machine has available). Checked before the
             first round and before rows are added; a round that would not fit ends the
             run with status ``LIMIT``.
-        verbose : bool, default=False
-        seed : int, default=0
         callback : callable or None
             Called with each round's record.
         lp_algorithm : {"auto", "simplex", "ipm"}, default="auto"
@@ -224,26 +223,32 @@ class HighsLazySolver(Solver):
             if opts["callback"] is not None:
                 opts["callback"](rec)
 
-        x = best_x
-        fun = problem.objective_value(x) if x is not None else math.nan
-        max_violation = problem.max_violation(x) if x is not None else math.nan
-        if is_lp:
-            lower_bound = best_bound if best_bound > -math.inf else math.nan
-            if not certificate:
-                certificate = dict(certified=False, reason="no round gave dual values")
-        else:
-            lower_bound = best_value
-            certificate = dict(certified=False, reason="a QP has no LP-dual certificate")
-        return dict(
-            x=x, fun=fun, lower_bound=lower_bound, status=status, message=message, nit=len(history),
-            history=history, max_violation=max_violation, n_rows=model.n_rows,
-            n_cols=int(model.n_cols), n_nonzeros=model.n_nonzeros,
-            highs_seconds=model.model.solve_seconds, highs_iterations=model.model.iterations(),
-            lp_algorithm=algorithm, memory_estimate=need, highs_objective=best_value,
-            certified_gap=_certified_gap(problem, fun, lower_bound) if is_lp else math.nan,
-            certificate=certificate, certificate_seconds=certificate_seconds,
-            constraints_added=int(sum(r["constraints_added"] for r in history)),
-        )
+        return _answer(problem, model, best_x, best_value, best_bound, certificate,
+                       certificate_seconds, status, message, history, is_lp, algorithm, need)
+
+def _answer(problem, model, best_x, best_value, best_bound, certificate, certificate_seconds,
+            status, message, history, is_lp, algorithm, need):
+    """The lazy run's result fields from its last round's model and its best bound."""
+    x = best_x
+    fun = problem.objective_value(x) if x is not None else math.nan
+    max_violation = problem.max_violation(x) if x is not None else math.nan
+    if is_lp:
+        lower_bound = best_bound if best_bound > -math.inf else math.nan
+        if not certificate:
+            certificate = dict(certified=False, reason="no round gave dual values")
+    else:
+        lower_bound = best_value
+        certificate = dict(certified=False, reason="a QP has no LP-dual certificate")
+    return dict(
+        x=x, fun=fun, lower_bound=lower_bound, status=status, message=message, nit=len(history),
+        history=history, max_violation=max_violation, n_rows=model.n_rows,
+        n_cols=int(model.n_cols), n_nonzeros=model.n_nonzeros,
+        highs_seconds=model.model.solve_seconds, highs_iterations=model.model.iterations(),
+        lp_algorithm=algorithm, memory_estimate=need, highs_objective=best_value,
+        certified_gap=_certified_gap(problem, fun, lower_bound) if is_lp else math.nan,
+        certificate=certificate, certificate_seconds=certificate_seconds,
+        constraints_added=int(sum(r["constraints_added"] for r in history)),
+    )
 
 
 class _FullModel:
