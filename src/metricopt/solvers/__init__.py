@@ -21,7 +21,7 @@ from ..exceptions import (
     UnsupportedProblemError,
 )
 from ..result import STATUS_MESSAGES, SolveResult, Status
-from ._base import Solver
+from ._base import Solver, set_registry
 from .core.loop import finish_allowance
 from .core.result import complete
 
@@ -68,6 +68,9 @@ def get_solver(method):
         module, cls = SOLVER_SPECS[name]
         _INSTANCES[name] = getattr(importlib.import_module(module), cls)()
     return _INSTANCES[name]
+
+
+set_registry(get_solver)
 
 
 def available_solvers():

@@ -6,7 +6,17 @@ import inspect
 
 from .core.options import check_driver, check_values, defaults, resolve, signature
 
-__all__ = ["Solver"]
+__all__ = ["Solver", "set_registry"]
+
+#: The registry's lookup (:func:`metricopt.solvers.get_solver`), set by the dispatcher when
+#: it is imported: a backend reaches another through :meth:`Solver.other`, never by
+#: importing it or the registry.
+_REGISTRY = []
+
+
+def set_registry(get_solver):
+    """Let :meth:`Solver.other` find backends by name with ``get_solver``."""
+    _REGISTRY[:] = [get_solver]
 
 
 class Solver:
@@ -111,6 +121,13 @@ class Solver:
 
     #: The name of the backend's public function (``"solve_dykstra"``), if it has one.
     public = None
+
+    @staticmethod
+    def other(name):
+        """Another registered backend, by name: for a backend that hands its answer on
+        (lighttouch's finishing stage runs ``dykstra``). The registry is the
+        dispatcher's, which is imported with any backend (its package)."""
+        return _REGISTRY[0](name)
 
     @property
     def caller(self):

@@ -307,12 +307,12 @@ def _finish(problem, inst, x_avg, lp_stage, *, penalty, tol, gap_tol, deadline, 
         out.update(x=None, status=Status.LIMIT, message="time limit reached in the finishing "
                                                         "stage")
         return out
-    from . import get_solver
+    from ._base import Solver
 
     out["finish_stage"].append("dykstra")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        res = get_solver("dykstra").run(problem, tol=tol, gap_tol=gap_tol,
+        res = Solver.other("dykstra").run(problem, tol=tol, gap_tol=gap_tol,
                                         time_limit=None if left is None else round(left, 3),
                                         threads=threads, max_memory=max_memory, polish=polish)
     if res.get("lower_bound") is not None:
@@ -329,7 +329,7 @@ def _project(problem, x_avg, *, tol, gap_tol, deadline, threads, max_memory):
     from ..graph import Dissimilarity
     from ..problems import build_problem
     from ..problems._pairs import packed_to_square
-    from . import get_solver
+    from ._base import Solver
 
     left = None if deadline is None else deadline - time.perf_counter()
     if left is not None and left <= 0:
@@ -341,7 +341,7 @@ def _project(problem, x_avg, *, tol, gap_tol, deadline, threads, max_memory):
                          p=2, source="matrix")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
-        res = get_solver("dykstra").run(proj, tol=tol, gap_tol=gap_tol,
+        res = Solver.other("dykstra").run(proj, tol=tol, gap_tol=gap_tol,
                                         time_limit=None if left is None else round(left, 3),
                                         threads=threads, max_memory=max_memory)
     return dict(x=res["x"], status=Status.LIMIT, finish_stage=["projection"],

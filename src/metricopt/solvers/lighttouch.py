@@ -273,10 +273,8 @@ class LightTouchSolver(Solver):
         is larger."""
         if problem.structure == "sparse":
             return None
-        from . import get_solver
-
         own = _round_memory(problem, None)
-        fin = get_solver("dykstra").estimate_memory(problem) or 0
+        fin = self.other("dykstra").estimate_memory(problem) or 0
         return int(max(own, fin))
 
     def warm_up_options(self, problem, options):
