@@ -24,6 +24,7 @@ SRC = ROOT / "src"
 QUICK = {
     "bench_certificate.py": (["--sizes", "2000", "--exact-max", "2000", "--threads", "1"], False),
     "bench_checkpoint.py": (["--quick", "--repeat", "1"], False),
+    "bench_contract.py": (["--quick", "--threads", "1"], False),
     "bench_dask_oracle.py": (["--quick", "--threads", "1"], False),
     "bench_dykstra.py": (["--quick", "--highs-cap", "0", "--no-kernels"], False),
     "bench_interrupt.py": (["--overhead", "300", "--dense-overhead", "60", "--threads", "1"],
