@@ -98,3 +98,16 @@ def test_an_interrupted_run_keeps_its_status(karate_cc):
     complete(karate_cc, out, backend="test", tol=1e-6, gap_tol=1e-4)
     assert out["status"] == Status.INTERRUPTED
     assert out["message"] == "interrupted after 3 passes"
+
+
+def test_an_optimal_value_below_its_bound_is_repaired():
+    # project-forget's sparsest cut on dolphins ends within tol with a value below its
+    # certified bound (a rescaled iterate); the answer is its exactly feasible repair
+    problem = metricopt.build_problem("sc", metricopt.read_graph("dolphins"))
+    res = metricopt.solve(problem, method="project-forget", threads=1)
+    assert res["status"] == Status.OPTIMAL
+    assert res["fun"] >= res["lower_bound"]
+    assert res["max_violation"] <= 1e-12
+    if "repaired_below_bound" in res:
+        assert res["repaired_below_bound"] < res["lower_bound"]
+        assert "repaired" in res["message"]

@@ -64,6 +64,8 @@ def complete(problem, out, *, backend, tol=None, gap_tol=None, stacklevel=4):
         if out.get("fun") is None:
             out["fun"] = problem.objective_value(x)
     _settle(problem, out)
+    if _repair_below_bound(problem, out, tol, gap_tol):
+        _settle(problem, out)
     _hold_to_contract(out, tol, gap_tol)
     _meet_contract(out, tol, gap_tol)
     status = out.get("status", Status.OPTIMAL)
@@ -98,6 +100,45 @@ def _settle(problem, out):
     out["lp_approx_ratio"] = (float(fun) / bound
                               if bound is not None and np.isfinite(bound) and bound > 0
                               else None)
+
+
+#: A dense answer is repaired (:func:`.._repair.repair_dense`, O(n^3)) only up to this many
+#: nodes: about a second.
+REPAIR_MAX_NODES = 2000
+
+
+def _repair_below_bound(problem, out, tol, gap_tol):
+    """An ``optimal`` answer whose objective is below its certified bound by more than
+    round-off (1e-9 relative) violates constraints by up to ``tol`` (sparsest cut's
+    rescaled iterates, mostly): replace it by its metric repair (clipped to the bounds,
+    shortest-path closure, sum rescaled), which is exactly feasible, so that its value is
+    at least the bound, when the repaired point still meets the contract. True when
+    ``out`` changed (``repaired_below_bound`` records the old value)."""
+    x, fun, bound = out.get("x"), out.get("fun"), out.get("lower_bound")
+    if out.get("status") != Status.OPTIMAL or x is None or fun is None or bound is None \
+            or not np.isfinite(bound) or problem.structure != "dense" \
+            or problem.n > REPAIR_MAX_NODES or problem.objective == "l2":
+        return False
+    if not fun < bound - 1e-9 * max(abs(bound), abs(fun)):
+        return False
+    from .._repair import repair_dense
+
+    xr = repair_dense(problem, x)
+    if xr is None:
+        return False
+    viol = float(problem.max_violation(xr))
+    value = problem.objective_value(xr)
+    if tol is not None and not viol <= tol:
+        return False
+    gap = lp_gap(value, bound, GAP_FLOOR * objective_scale(problem))
+    if gap_tol is not None and not gap <= gap_tol:
+        return False
+    out["repaired_below_bound"] = float(fun)
+    out.update(x=xr, fun=value, max_violation=viol)
+    out["message"] = (f"{out.get('message', '')} (x repaired to exact feasibility: its value "
+                      f"{fun:.10g} was below the certified bound {bound:.10g}; the repaired "
+                      f"x's certified LP gap is {gap:.2e})")
+    return True
 
 
 def _meets(out, tol, gap_tol):
