@@ -119,7 +119,7 @@ def main(argv=None):
             a = run(os.path.join(after, "src"), k, g, m, gap, args)
             stalls[1] += stalled(a)
             print(row + f" {cell(a)} |", flush=True)
-        print(f"\nruns not optimal (not refused): "
+        print("\nruns not optimal (not refused): "
               + (f"before {stalls[0]}, " if before else "") + f"after {stalls[1]} "
               f"of {len(combos)}")
 

@@ -166,7 +166,7 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
     """
     from ..io import read_input
     from ..problems import build_problem
-    from ..solvers import applicable_options, solve
+    from ..solvers import applicable_options, resolve_method, solve
 
     start = time.perf_counter()
     stage = on_stage or (lambda name, info: None)
@@ -195,22 +195,24 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
                 stage("read", data)
                 problem = build_problem(kind, data, **dict(problem_params or {}))
                 stage("build", problem)
-                name, reason, solver = _resolve_method(method, problem, solver_options)
+                choice = resolve_method(problem, method, solver_options)
+                solver, reason = choice
+                name = solver.name
                 solver_options = applicable_options(solver, solver_options,
                                                     chosen_by_auto=reason is not None)
                 stage("solve", {"method": name, "auto_reason": reason})
                 accepts = "callback" in solver.default_options()
                 try:
                     stage("compile", {"method": name})  # a signal from here on: a report
-                    result = solve(problem, name, callback=callback if accepts else None,
+                    result = solve(problem, choice, callback=callback if accepts else None,
                                    **solver_options)
                 except Exception as exc:
                     _reraise_unless_interrupt(exc)
                     result = _interrupted_result(name, solver_options, interrupt_cause(exc))
                 except KeyboardInterrupt as exc:  # the warm-up, or a backend without a loop
                     result = _interrupted_result(name, solver_options, exc)
-                if reason is not None:
-                    result["auto_reason"] = reason
+                if reason is not None:  # an interrupted result: solve() set it otherwise
+                    result.setdefault("auto_reason", reason)
                 rounded = None
                 if _should_round(kind, result, bound_only):
                     stage("round", dict(round_opts))
@@ -436,16 +438,6 @@ def _prepare_out(out):
             f"cannot create output directory {out}: {exc.strerror or exc}"
         ) from None
     return out
-
-
-def _resolve_method(method, problem, options):
-    from ..solvers import choose_method, get_solver
-
-    reason = None
-    if method is None or (isinstance(method, str) and method.lower() == "auto"):
-        method, reason = choose_method(problem, max_memory=options.get("max_memory"))
-    solver = get_solver(method)
-    return solver.name, reason, solver
 
 
 def _should_round(kind, result, bound_only):

@@ -28,9 +28,9 @@ from .core.result import complete
 if TYPE_CHECKING:
     from ..problems import MetricProblem
 
-__all__ = ["solve", "get_solver", "available_solvers", "registered_solvers", "choose_method",
-           "applicable_options", "check_option_values", "check_solver_options",
-           "declared_options", "solver_option_names", "Solver", "SOLVER_SPECS"]
+__all__ = ["solve", "resolve_method", "MethodChoice", "get_solver", "available_solvers",
+           "registered_solvers", "choose_method", "applicable_options", "check_option_values",
+           "check_solver_options", "declared_options", "solver_option_names", "Solver", "SOLVER_SPECS"]
 
 #: Backends in preference order: name -> (module, class). Imported on first use so that
 #: listing the solvers does not import numba kernels or native libraries.
@@ -324,6 +324,42 @@ def check_solver_options(method, options):
     check_option_values(method, options)
 
 
+class MethodChoice(tuple):
+    """``(solver, reason)``: the backend :func:`resolve_method` chose and why (``reason``
+    None for a backend named by the caller). Passed as ``method`` to :func:`solve`, it is
+    used as is, so that a caller that announces the choice first (the pipeline's
+    progress) does not choose again."""
+
+    __slots__ = ()
+
+    def __new__(cls, solver, reason):
+        return super().__new__(cls, (solver, reason))
+
+
+def resolve_method(problem, method, options=None):
+    """The backend that solves ``problem`` for ``method``, and why.
+
+    Parameters
+    ----------
+    problem : MetricProblem
+    method : str, Solver, MethodChoice or None
+        A registered name, ``"auto"`` / None (:func:`choose_method`), a backend, or an
+        earlier choice.
+    options : dict or None
+        The run's options (``max_memory`` bounds the choice).
+
+    Returns
+    -------
+    MethodChoice
+    """
+    if isinstance(method, MethodChoice):
+        return method
+    reason = None
+    if method is None or (isinstance(method, str) and method.lower() == "auto"):
+        method, reason = choose_method(problem, max_memory=(options or {}).get("max_memory"))
+    return MethodChoice(get_solver(method), reason)
+
+
 def solve(problem: "MetricProblem", method: "str | Solver | None" = None, *,
           callback: "Callable[[dict[str, Any]], object] | None" = None, warm_up: bool = True,
           **options: Any) -> SolveResult:
@@ -333,9 +369,11 @@ def solve(problem: "MetricProblem", method: "str | Solver | None" = None, *,
     ----------
     problem : MetricProblem
         From :func:`metricopt.build_problem`.
-    method : str, Solver or None
+    method : str, Solver, MethodChoice or None
         A registered backend (see :func:`registered_solvers`), ``"auto"``/``None`` to pick
-        one from the problem's size and structure, or a :class:`Solver` instance.
+        one from the problem's size and structure (the reason is the result's
+        ``auto_reason``), a :class:`Solver` instance, or a choice made earlier by
+        :func:`resolve_method`.
     callback : callable or None
         Called with each iteration record (a dict) as the backend progresses.
     warm_up : bool, default=True
@@ -355,10 +393,7 @@ def solve(problem: "MetricProblem", method: "str | Solver | None" = None, *,
     from ..problems._checks import check_problem
 
     check_problem(problem, "solve")
-    reason = None
-    if method is None or (isinstance(method, str) and method.lower() == "auto"):
-        method, reason = choose_method(problem, max_memory=options.get("max_memory"))
-    solver = get_solver(method)
+    solver, reason = resolve_method(problem, method, options)
     if not solver.is_available():
         mods = ", ".join(solver.REQUIRED_MODULES)
         raise SolverNotAvailableError(
