@@ -71,7 +71,6 @@ def _mip_optimum(n, edges):
     h = highspy.Highs()
     h.setOptionValue("output_flag", False)
     h.setOptionValue("mip_rel_gap", 0.0)
-    h.setOptionValue("threads", 1)
     empty = np.empty(0, dtype=np.int32)
     h.addCols(cost.size, cost, np.zeros(cost.size), np.ones(cost.size), 0, empty, empty, np.empty(0))
     h.changeColsIntegrality(cost.size, np.arange(cost.size, dtype=np.int32),

@@ -102,6 +102,7 @@ class _PairModel:
         h.setOptionValue("random_seed", 0)
         if threads is not None:
             h.setOptionValue("threads", int(threads))
+            h.resetGlobalScheduler(True)  # HiGHS sizes one process-wide pool at its first solve
         self.time_limit = time_limit
         self.k = k
         self.size = np.asarray(size, dtype=np.float64)
