@@ -175,3 +175,52 @@ def test_lp_bound_on_30_nodes_against_integer_program():
     r = cluster_editing_bound(n, edges, exact_nodes=0)
     assert r.bound <= opt
     assert cluster_editing_bound(n, edges, exact_nodes=0, cuts=False, reduce=False).bound <= r.bound
+
+
+# ------------------------------------------------------------------ search
+def test_search_reaches_the_optimum_on_small_components():
+    from metricopt.rounding.editing_search import search_cluster_editing
+
+    edges = np.concatenate([_planted_graph(9, 3, 4, 1), 9 + _planted_graph(8, 2, 3, 2)])
+    opt = exact_cluster_editing(17, edges).cost
+    r = search_cluster_editing(17, edges, seed=0)
+    assert r.objective == opt == editing_cost(17, edges, r.labels)
+    assert r.exact_components == 2 and r.searched_components == 0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_search_is_seeded_and_never_worse(seed):
+    from metricopt.rounding.editing_search import search_cluster_editing
+
+    n = 40
+    edges = _planted_graph(n, 5, 60, seed)
+    start = np.arange(n) % 3
+    a = search_cluster_editing(n, edges, start, seed=seed, n_starts=2, iterations_per_node=3,
+                               exact_nodes=0)
+    b = search_cluster_editing(n, edges, start, seed=seed, n_starts=2, iterations_per_node=3,
+                               exact_nodes=0)
+    assert a.labels.tolist() == b.labels.tolist() and a.objective == b.objective
+    assert a.objective_before == editing_cost(n, edges, start)
+    assert a.objective <= a.objective_before
+    assert a.objective == editing_cost(n, edges, a.labels)
+    assert a.searched_components >= 1
+
+
+def test_search_matches_the_integer_program_on_20_nodes():
+    from metricopt.rounding.editing_search import search_cluster_editing
+
+    n = 20
+    edges = _planted_graph(n, 4, 25, 3)
+    opt = _mip_optimum(n, edges)
+    r = search_cluster_editing(n, edges, seed=0, exact_nodes=0)
+    assert r.objective >= opt  # a clustering is never below the optimum
+    assert r.objective == opt  # and the search finds it on this instance
+
+
+def test_search_rejects_bad_parameters():
+    from metricopt.rounding.editing_search import search_cluster_editing
+
+    with pytest.raises(InvalidParameterError, match="n_starts"):
+        search_cluster_editing(3, [[0, 1]], n_starts=0)
+    with pytest.raises(InvalidParameterError, match="labels"):
+        search_cluster_editing(3, [[0, 1]], [0, 1])
