@@ -224,3 +224,46 @@ def test_search_rejects_bad_parameters():
         search_cluster_editing(3, [[0, 1]], n_starts=0)
     with pytest.raises(InvalidParameterError, match="labels"):
         search_cluster_editing(3, [[0, 1]], [0, 1])
+
+
+# ------------------------------------------------------------------ evaluate
+def test_evaluate_certifies_a_clustering_with_the_editing_bound(runner, tmp_path):
+    import json
+
+    from metricopt.cli import cli
+    from metricopt.io import read_graph
+    from metricopt.rounding.editing_search import search_cluster_editing
+    from metricopt.solvers.editing_lp import cluster_editing_bound
+
+    g = read_graph("karate")
+    found = search_cluster_editing(g.n, g.edges, seed=0, n_starts=1, iterations_per_node=2)
+    path = tmp_path / "clusters.csv"
+    path.write_text("node,cluster\n" + "".join(f"{name},{c}\n" for name, c in zip(g.labels, found.labels)))
+    args = ["evaluate", "cc", "karate", str(path), "--weights", "unit", "--editing-bound", "--json"]
+    result = runner.invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output + result.stderr
+    data = json.loads(result.stdout)
+    bound = cluster_editing_bound(g.n, g.edges).bound
+    assert data["objective"] == found.objective
+    assert data["editing_bound"]["bound"] == bound == data["lower_bound"]
+    assert data["bound_source"] == "editing"
+    assert bound <= found.objective
+    assert data["approximation_ratio"] == pytest.approx(found.objective / bound)
+    assert "editing bound" in result.stderr
+    # a larger given bound is kept (both are certified)
+    args[-1:] = ["--lower-bound", str(bound + 0.5), "--json"]
+    data = json.loads(runner.invoke(cli, args, catch_exceptions=False).stdout)
+    assert data["lower_bound"] == bound + 0.5 and data["bound_source"] == "given"
+
+
+def test_evaluate_editing_bound_needs_unit_weights(runner, tmp_path):
+    from metricopt.cli import cli
+    from metricopt.io import read_graph
+
+    g = read_graph("karate")
+    path = tmp_path / "clusters.csv"
+    path.write_text("node,cluster\n" + "".join(f"{name},0\n" for name in g.labels))
+    result = runner.invoke(cli, ["evaluate", "cc", "karate", str(path), "--editing-bound"])
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        "Error: the editing bound is for cc with unit weights (cluster editing)")
