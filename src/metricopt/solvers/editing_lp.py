@@ -55,6 +55,9 @@ MAX_ROUNDS = 200
 STAR_CANDIDATES = 64
 #: Greedy star sets tried per centre (each starts from a different close node).
 STAR_TRIES = 3
+#: Triangle rows with zero multiplier and more slack than this are deleted from the model
+#: once the triangle LP is solved.
+DROP_SLACK = 1e-3
 #: Violation below which a row is not added.
 SEPARATION_TOL = 1e-6
 
@@ -113,8 +116,12 @@ class _PairModel:
         self.cost = np.empty(0)
         self.offset = 0.0
         self.adj_keys = np.sort(_keys(adj_u, adj_v, k))
-        self.row_parts = []  # (starts, index, value, upper) per added block
-        self.n_rows = 0
+        # the model's rows as CSR, with each row's upper side, kind and triangle key
+        self.r_indptr = np.zeros(1, dtype=np.int64)
+        self.r_index = np.empty(0, dtype=np.int64)
+        self.r_value = np.empty(0)
+        self.r_upper = np.empty(0)
+        self.r_key = np.empty(0, dtype=np.int64)  # -1 on star rows
         self.star_rows = np.empty(0, dtype=bool)
         self.columns(adj_u, adj_v)
 
@@ -148,16 +155,55 @@ class _PairModel:
             pos = np.searchsorted(self.keys, key)
         return self.cols[pos]
 
-    def add_rows(self, offsets, index, value, upper, star):
+    @property
+    def n_rows(self):
+        return self.r_upper.size
+
+    def add_rows(self, offsets, index, value, upper, star, keys=None):
         starts = offsets[:-1].astype(np.int32)
         n_new = starts.size
         if n_new == 0:
             return
         lower = np.full(n_new, -np.inf)
         self.h.addRows(n_new, lower, upper, index.size, starts, index.astype(np.int32), value)
-        self.row_parts.append((offsets, index, value, upper))
-        self.n_rows += n_new
+        self.r_indptr = np.concatenate([self.r_indptr, self.r_indptr[-1] + offsets[1:]])
+        self.r_index = np.concatenate([self.r_index, index])
+        self.r_value = np.concatenate([self.r_value, value])
+        self.r_upper = np.concatenate([self.r_upper, upper])
+        self.r_key = np.concatenate([self.r_key, np.full(n_new, -1, dtype=np.int64) if keys is None else keys])
         self.star_rows = np.concatenate([self.star_rows, np.full(n_new, star)])
+
+    def drop_slack_triangles(self, x, slack):
+        """Delete the triangle rows with zero multiplier and slack above ``slack``.
+
+        Returns the keys of the deleted rows (they may be separated again).
+        """
+        sol = self.h.getSolution()
+        if self.n_rows == 0 or not sol.dual_valid:
+            return np.empty(0, dtype=np.int64)
+        y = np.asarray(sol.row_dual, dtype=np.float64)
+        a = self._matrix()
+        activity = a @ x
+        drop = (~self.star_rows) & (y == 0.0) & (activity < self.r_upper - slack)
+        if not drop.any():
+            return np.empty(0, dtype=np.int64)
+        gone = np.flatnonzero(drop).astype(np.int32)
+        self.h.deleteRows(gone.size, gone)
+        keep = ~drop
+        lengths = np.diff(self.r_indptr)
+        entry_keep = np.repeat(keep, lengths)
+        self.r_index, self.r_value = self.r_index[entry_keep], self.r_value[entry_keep]
+        self.r_indptr = np.concatenate([[0], np.cumsum(lengths[keep])]).astype(np.int64)
+        keys = self.r_key[drop]
+        self.r_upper, self.r_key, self.star_rows = self.r_upper[keep], self.r_key[keep], self.star_rows[keep]
+        return keys
+
+    def _matrix(self):
+        import scipy.sparse as sp
+
+        # copies: scipy may sort a matrix's entries in place, and the model's rows must stay
+        return sp.csr_matrix((self.r_value.copy(), self.r_index.copy(), self.r_indptr.copy()),
+                             shape=(self.n_rows, self.cost.size))
 
     def solve(self, deadline):
         h = self.h
@@ -169,31 +215,15 @@ class _PairModel:
         return np.array(sol.col_value, dtype=np.float64)
 
     def certificate(self):
-        """``(bound, weight on star rows, BoundResult)`` from the last solve's row duals."""
-        import scipy.sparse as sp
-
+        """``(BoundResult, weight on star rows)`` from the last solve's row duals."""
         from ..bounds import lp_dual_bound
 
-        n_col = self.cost.size
         sol = self.h.getSolution()
-        if self.n_rows == 0:
-            a = sp.csr_matrix((0, n_col))
-            upper = np.empty(0)
-            y = np.empty(0)
-        else:
-            indptr, index, value, upper = [], [], [], []
-            base = 0
-            for off, idx, val, up in self.row_parts:
-                indptr.append(off[:-1] + base)
-                base += idx.size
-                index.append(idx)
-                value.append(val)
-                upper.append(up)
-            indptr = np.concatenate(indptr + [np.array([base])])
-            a = sp.csr_matrix((np.concatenate(value), np.concatenate(index), indptr),
-                              shape=(self.n_rows, n_col))
-            upper = np.concatenate(upper)
-            y = np.array(sol.row_dual, dtype=np.float64) if sol.dual_valid else np.zeros(self.n_rows)
+        a = self._matrix()
+        upper = self.r_upper
+        y = np.zeros(self.n_rows)
+        if self.n_rows and sol.dual_valid:
+            y = np.array(sol.row_dual, dtype=np.float64)
             if y.shape != (self.n_rows,):
                 y = np.zeros(self.n_rows)
         res = lp_dual_bound(self.cost, a, np.full(self.n_rows, -np.inf), upper, y, 0.0, 1.0,
@@ -305,6 +335,9 @@ def editing_lp_bound(k, size, adj, *, cuts=True, max_rounds=MAX_ROUNDS,
         if deadline is not None and time.perf_counter() > deadline:
             stopped = "time"
             break
+        if star_phase:
+            # slack triangles only slow the re-solves; one violated again is added again
+            added = np.setdiff1d(added, model.drop_slack_triangles(x, DROP_SLACK))
         indptr, indices, xval, cptr, cidx, cx = model.x_csr(x)
         count = _ek.violated_triangles(k, indptr, indices, xval, cptr, cidx, cx, SEPARATION_TOL,
                                        False, np.empty((0, 3), np.int64), np.empty(0))
@@ -325,7 +358,7 @@ def editing_lp_bound(k, size, adj, *, cuts=True, max_rounds=MAX_ROUNDS,
             r = tri.shape[0]
             index = np.column_stack([c_ab, c_ac, c_bc]).ravel()
             value = np.tile([1.0, -1.0, -1.0], r)
-            model.add_rows(np.arange(r + 1, dtype=np.int64) * 3, index, value, np.zeros(r), False)
+            model.add_rows(np.arange(r + 1, dtype=np.int64) * 3, index, value, np.zeros(r), False, tkey)
         else:
             star_phase = cuts  # the triangle LP is solved: stars from now on
         n_stars = 0
