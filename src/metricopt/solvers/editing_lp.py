@@ -59,6 +59,9 @@ STAR_TRIES = 3
 #: once the triangle LP is solved (-inf: every one with zero multiplier; measured on jazz,
 #: 240 s on a loaded machine: 1514 with 1e-3, 1536 with -inf).
 DROP_SLACK = -np.inf
+#: Rounds without a bound gain of STALL_TOL (relative) after which the LP stops.
+STALL_ROUNDS = 10
+STALL_TOL = 1e-7
 #: Violation below which a row is not added.
 SEPARATION_TOL = 1e-6
 
@@ -310,7 +313,9 @@ def editing_lp_bound(k, size, adj, *, cuts=True, max_rounds=MAX_ROUNDS,
     -------
     dict
         ``value`` (certified, before rounding up; the best over the rounds), ``relaxation``, ``rounds``, ``rows``,
-        ``star_rows``, ``columns``, ``stopped``, ``seconds``, ``certificate`` (the
+        ``star_rows``, ``columns``, ``stopped`` (``"converged"``: nothing violated;
+        ``"stalled"``: :data:`STALL_ROUNDS` rounds without gain; ``"rounds"``; ``"time"``),
+        ``seconds``, ``certificate`` (the
         :class:`~metricopt.bounds.BoundResult`).
     """
     t0 = time.perf_counter()
@@ -323,10 +328,15 @@ def editing_lp_bound(k, size, adj, *, cuts=True, max_rounds=MAX_ROUNDS,
     rounds = 0
     star_phase = False
     best = None
+    stall = 0
     kk = np.int64(k)
     for rounds in range(1, max_rounds + 1):
         x = model.solve(deadline)
         cert, star_weight = model.certificate()
+        if best is None or cert.value > best[0].value + STALL_TOL * (1.0 + abs(best[0].value)):
+            stall = 0
+        else:
+            stall += 1
         if best is None or cert.value > best[0].value:
             best = (cert, star_weight)
         if progress is not None:
@@ -335,6 +345,9 @@ def editing_lp_bound(k, size, adj, *, cuts=True, max_rounds=MAX_ROUNDS,
                           seconds=time.perf_counter() - t0))
         if deadline is not None and time.perf_counter() > deadline:
             stopped = "time"
+            break
+        if stall >= STALL_ROUNDS:  # rows dropped and added again without progress
+            stopped = "stalled"
             break
         indptr, indices, xval, cptr, cidx, cx = model.x_csr(x)
         count = _ek.violated_triangles(k, indptr, indices, xval, cptr, cidx, cx, SEPARATION_TOL,
