@@ -35,7 +35,7 @@ from ..exceptions import InvalidParameterError
 from ..result import RichResult
 
 __all__ = ["EditingSolution", "MAX_EXACT_NODES", "editing_cost", "components",
-           "critical_cliques", "exact_cluster_editing"]
+           "critical_cliques", "exact_cluster_editing", "check_edges", "canonical_ids"]
 
 #: Largest number of critical cliques solved by :func:`exact_cluster_editing` by default
 #: (``3^16`` = 43 million steps, well under a second).
@@ -60,7 +60,8 @@ class EditingSolution(RichResult):
     """
 
 
-def _check_edges(n, edges):
+def check_edges(n, edges):
+    """``(n, edges)`` checked: each undirected edge once as ``(u, v)``, ``u < v``, sorted."""
     if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 0:
         raise InvalidParameterError(f"The 'n' parameter must be a non-negative int. Got {n!r} instead.")
     e = np.asarray(edges, dtype=np.int64).reshape(-1, 2)
@@ -73,7 +74,8 @@ def _check_edges(n, edges):
     return int(n), np.column_stack([key // max(n, 1), key % max(n, 1)]).astype(np.int64)
 
 
-def _canonical(labels):
+def canonical_ids(labels):
+    """Cluster ids renumbered 0, 1, ... in order of first appearance."""
     _, first, inverse = np.unique(labels, return_index=True, return_inverse=True)
     order = np.argsort(np.argsort(first))
     return order[inverse].astype(np.int64)
@@ -94,11 +96,11 @@ def editing_cost(n, edges, labels):
     -------
     int
     """
-    n, e = _check_edges(n, edges)
+    n, e = check_edges(n, edges)
     lab = np.asarray(labels).reshape(-1)
     if lab.shape != (n,):
         raise InvalidParameterError(f"'labels' must have shape ({n},). Got {lab.shape} instead.")
-    lab = _canonical(lab)
+    lab = canonical_ids(lab)
     same = lab[e[:, 0]] == lab[e[:, 1]]
     sizes = np.bincount(lab).astype(np.int64)
     inside = int(np.sum(sizes * (sizes - 1) // 2))
@@ -110,10 +112,10 @@ def components(n, edges):
     import scipy.sparse as sp
     from scipy.sparse.csgraph import connected_components
 
-    n, e = _check_edges(n, edges)
+    n, e = check_edges(n, edges)
     a = sp.coo_matrix((np.ones(e.shape[0]), (e[:, 0], e[:, 1])), shape=(n, n))
     _, lab = connected_components(a, directed=False)
-    return _canonical(lab)
+    return canonical_ids(lab)
 
 
 def critical_cliques(n, edges):
@@ -124,7 +126,7 @@ def critical_cliques(n, edges):
     ndarray of shape (n,), int64
         Canonical ids (first appearance order).
     """
-    n, e = _check_edges(n, edges)
+    n, e = check_edges(n, edges)
     nbrs = [[v] for v in range(n)]
     for u, v in e.tolist():
         nbrs[u].append(v)
@@ -208,7 +210,7 @@ def exact_cluster_editing(n, edges, *, max_nodes=MAX_EXACT_NODES):
     >>> exact_cluster_editing(3, [[0, 1], [1, 2]]).cost
     1
     """
-    n, e = _check_edges(n, edges)
+    n, e = check_edges(n, edges)
     if not isinstance(max_nodes, (int, np.integer)) or not 1 <= max_nodes <= _HARD_LIMIT:
         raise InvalidParameterError(
             f"The 'max_nodes' parameter must be an int in [1, {_HARD_LIMIT}]. Got {max_nodes!r} instead.")
@@ -248,5 +250,5 @@ def exact_cluster_editing(n, edges, *, max_nodes=MAX_EXACT_NODES):
             next_id += 1
             s ^= pick
         labels[nodes] = clique_label[local]
-    return EditingSolution(cost=int(total), labels=_canonical(labels) if n else labels,
+    return EditingSolution(cost=int(total), labels=canonical_ids(labels) if n else labels,
                            n_cliques=int(most), method="exhaustive")

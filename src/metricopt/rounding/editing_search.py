@@ -32,8 +32,8 @@ import numpy as np
 
 from ..bounds.editing_exact import (
     MAX_EXACT_NODES,
-    _canonical,
-    _check_edges,
+    canonical_ids,
+    check_edges,
     components,
     critical_cliques,
     editing_cost,
@@ -78,7 +78,7 @@ def _local(indptr, indices, labels, rng, sweeps):
     gains = dict(layout="sparse", indptr=indptr, indices=indices,
                  delta=np.full(indices.size, 2.0), s0=-1.0, clique=False, tol=REL_TOL)
     _local_search(gains, labels, rng, sweeps, np.inf)
-    return labels if n == 0 else _canonical(labels)
+    return labels if n == 0 else canonical_ids(labels)
 
 
 def _cost(u, v, labels, m):
@@ -130,7 +130,7 @@ def _ils(n, edges, labels, rng, iterations):
                       shape=(n, n)).tocsr()
     a.sort_indices()
     indptr, indices = a.indptr.astype(np.int64), a.indices.astype(np.int64)
-    cur = _local(indptr, indices, _canonical(labels), rng, 64)
+    cur = _local(indptr, indices, canonical_ids(labels), rng, 64)
     cur_cost = _cost(u, v, cur, m)
     best, best_cost = cur.copy(), cur_cost
     accepted = improved = 0
@@ -184,7 +184,7 @@ def search_cluster_editing(n, edges, labels=None, *, seed=0, n_starts=N_STARTS,
     (1, 1)
     """
     t0 = time.perf_counter()
-    n, e = _check_edges(n, edges)
+    n, e = check_edges(n, edges)
     for name, value, low in (("n_starts", n_starts, 1), ("iterations_per_node", iterations_per_node, 0),
                              ("exact_nodes", exact_nodes, 0), ("seed", seed, 0)):
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < low:
@@ -195,7 +195,7 @@ def search_cluster_editing(n, edges, labels=None, *, seed=0, n_starts=N_STARTS,
     given = np.arange(n, dtype=np.int64) if labels is None else np.asarray(labels).reshape(-1)
     if given.shape != (n,):
         raise InvalidParameterError(f"'labels' must have shape ({n},). Got {given.shape} instead.")
-    given = _canonical(given) if n else given.astype(np.int64)
+    given = canonical_ids(given) if n else given.astype(np.int64)
     before = editing_cost(n, e, given)
     comp = components(n, e)
     crit = critical_cliques(n, e)
@@ -220,7 +220,7 @@ def search_cluster_editing(n, edges, labels=None, *, seed=0, n_starts=N_STARTS,
             n_exact += 1
         else:
             n_searched += 1
-            start = _canonical(given[nodes])
+            start = canonical_ids(given[nodes])
             best, best_cost = start, editing_cost(nodes.size, sub, start)
             budget = iterations_per_node * nodes.size
             for s in range(n_starts):
@@ -234,7 +234,7 @@ def search_cluster_editing(n, edges, labels=None, *, seed=0, n_starts=N_STARTS,
             lab = best
         out[nodes] = lab + next_id
         next_id += int(lab.max()) + 1
-    out = _canonical(out) if n else out
+    out = canonical_ids(out) if n else out
     after = editing_cost(n, e, out)
     if after > before:  # cannot happen: every step keeps the best, exact parts are optimal
         out, after = given, before

@@ -39,7 +39,7 @@ import time
 import numpy as np
 
 from .._stdout import native_stdout_to_stderr
-from ..bounds.editing_exact import MAX_EXACT_NODES, _check_edges, components, critical_cliques
+from ..bounds.editing_exact import MAX_EXACT_NODES, check_edges, components, critical_cliques
 from ..bounds.editing_exact import exact_cluster_editing
 from ..exceptions import InvalidParameterError
 from ..result import RichResult
@@ -424,7 +424,7 @@ def cluster_editing_bound(n, edges, *, exact_nodes=MAX_EXACT_NODES, cuts=True, r
     (1, True, {'exhaustive': 1})
     """
     t0 = time.perf_counter()
-    n, e = _check_edges(n, edges)
+    n, e = check_edges(n, edges)
     if not isinstance(exact_nodes, (int, np.integer)) or not 0 <= exact_nodes <= 22:
         raise InvalidParameterError(
             f"The 'exact_nodes' parameter must be an int in [0, 22]. Got {exact_nodes!r} instead.")
