@@ -293,6 +293,13 @@ def evaluation(result):
         ("objective", _num(result["objective"], ".10g")),
         ("lower bound", _num(result.get("lower_bound"), ".10g")),
     ]
+    editing = result.get("editing_bound")
+    if editing is not None:
+        rels = ", ".join(f"{k} {v}" for k, v in sorted(editing["relaxations"].items()))
+        rows.append(("editing bound", f"{editing['bound']} ({'optimum, ' if editing['exact'] else ''}"
+                                      f"components by relaxation: {rels}; "
+                                      f"{_num(editing['seconds'], '.1f')} s; "
+                                      f"{result.get('bound_source')} bound used)"))
     if result.get("lower_bound") is not None:
         rows.append(("certified ratio",
                      _ratio_text(result.get("approximation_ratio"), result["lower_bound"],
