@@ -26,6 +26,8 @@ QUICK = {
     "bench_checkpoint.py": (["--quick", "--repeat", "1"], False),
     "bench_contract.py": (["--quick", "--threads", "1"], False),
     "bench_dask_oracle.py": (["--quick", "--threads", "1"], False),
+    "bench_editing.py": (["--graphs", "karate", "--lp-time", "20", "--iterations-per-node", "2",
+                          "--starts", "1"], False),
     "bench_dykstra.py": (["--quick", "--highs-cap", "0", "--no-kernels"], False),
     "bench_interrupt.py": (["--overhead", "300", "--dense-overhead", "60", "--threads", "1"],
                            False),
