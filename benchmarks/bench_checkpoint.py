@@ -8,7 +8,10 @@ reads its state back and times, on the same arrays, one write in the current for
 
 Usage::
 
-    python benchmarks/bench_checkpoint.py [--data DIR] [--repeat 3]
+    python benchmarks/bench_checkpoint.py [--data DIR] [--repeat 3] [--quick]
+
+``--quick`` runs each backend on the bundled karate instead (a check that the script
+works, with numbers of no interest).
 
 Prints a Markdown table on stdout.
 """
@@ -37,6 +40,10 @@ CASES = [
     ("project-forget cc polbooks (n 105)", "polbooks.txt", "cc", "project-forget", 10),
     ("project-forget cc email (n 1133)", "email.txt", "cc", "project-forget", 3),
 ]
+QUICK_CASES = [
+    ("dykstra sc karate", "karate", "sc", "dykstra", 3),
+    ("project-forget cc karate", "karate", "cc", "project-forget", 2),
+]
 
 
 def _run(problem, backend, iterations, path):
@@ -63,12 +70,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--quick", action="store_true", help="the bundled karate only")
     args = ap.parse_args()
 
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for label, fname, kind, backend, iterations in CASES:
-            graph = metricopt.read_graph(str(args.data / fname))
+        for label, fname, kind, backend, iterations in QUICK_CASES if args.quick else CASES:
+            graph = metricopt.read_graph(fname if args.quick else str(args.data / fname))
             problem = metricopt.build_problem(kind, graph)
             path = os.path.join(tmp, "ck.npz")
             name, res, solve_s = _run(problem, backend, iterations, path)

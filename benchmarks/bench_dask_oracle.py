@@ -19,7 +19,10 @@ Cases (``--cases``): ``hepth-signed`` (the signed ca-HepTh of
 ``gen-N`` (a generated signed graph on N nodes, ``bench_signed_graphs.py`` shape).
 
 Run: ``python benchmarks/bench_dask_oracle.py [--cases hepth-signed] [--workers 2]
-[--threads 2] [--dense-n 2000,4158]``.
+[--threads 2] [--dense-n 2000,4158] [--quick]``. ``--workers 0`` starts no cluster: the
+local runs alone, no dense table. ``--quick`` (a check that the script works, with no data
+files and no cluster): the warm-up and the cases on ``gen-200`` and ``--workers 0``, unless
+the other flags say otherwise.
 """
 
 import argparse
@@ -60,22 +63,23 @@ def _solve(prob, threads, scheduler):
     return res, wall, oracle, labels
 
 
-def _warm_up(threads, client):
+def _warm_up(threads, client, quick=False):
     """Compile the kernels (local threads, and the workers' serial ones) outside the timings."""
-    prob = _problem(("ca-HepTh", 400), "signed")
+    prob = _case("gen-200") if quick else _problem(("ca-HepTh", 400), "signed")
     _solve(prob, threads, None)
-    _solve(prob, threads, client)
+    if client is not None:
+        _solve(prob, threads, client)
 
 
-def _solver_rows(cases, threads, client):
-    _warm_up(threads, client)
+def _solver_rows(cases, threads, client, quick=False):
+    _warm_up(threads, client, quick)
     print("| case | n, edges | oracle | calls | wall s | oracle s | oracle share | LP value "
           "| lower bound | status | same x and clusters |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name in cases:
         prob = _case(name)
         ref = None
-        for where, sched in (("local", None), ("cluster", client)):
+        for where, sched in (("local", None), ("cluster", client))[:1 if client is None else 2]:
             res, wall, oracle, labels = _solve(prob, threads, sched)
             same = "-" if ref is None else (
                 "yes" if np.array_equal(ref[0]["x"], res["x"])
@@ -113,19 +117,30 @@ def _dense_rows(sizes, client, threads):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--cases", default="hepth-signed")
-    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--cases", default=None, help="default: hepth-signed (--quick: gen-200)")
+    ap.add_argument("--workers", type=int, default=None,
+                    help="default: 2 (--quick: 0, no cluster)")
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--dense-n", default="2000,4158")
+    ap.add_argument("--dense-n", default=None, help="default: 2000,4158 (--quick: 100)")
+    ap.add_argument("--quick", action="store_true", help="small generated instances only")
     args = ap.parse_args(argv)
+    for name, default, quick in (("cases", "hepth-signed", "gen-200"), ("workers", 2, 0),
+                                 ("dense_n", "2000,4158", "100")):
+        if getattr(args, name) is None:
+            setattr(args, name, quick if args.quick else default)
     import numba
-    from distributed import Client, LocalCluster
 
     numba.set_num_threads(min(args.threads, numba.config.NUMBA_NUM_THREADS))
+    if args.workers == 0:  # the local oracle alone
+        if args.cases:
+            _solver_rows(args.cases.split(","), args.threads, None, args.quick)
+        return
+    from distributed import Client, LocalCluster
+
     with LocalCluster(n_workers=args.workers, threads_per_worker=1, processes=True,
                       dashboard_address=None) as cluster, Client(cluster) as client:
         if args.cases:
-            _solver_rows(args.cases.split(","), args.threads, client)
+            _solver_rows(args.cases.split(","), args.threads, client, args.quick)
         if args.dense_n:
             _dense_rows([int(v) for v in args.dense_n.split(",")], client, args.threads)
 

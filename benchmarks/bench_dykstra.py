@@ -13,7 +13,8 @@ violation 1e-6; <= 10 s), single-thread time per triplet at n = 1000, 2000 over 
 2 threads against 1 at n = 2000 (parallel order, whose iterates equal the lexicographic
 order's), cluster deletion on Vassar85 (<= 60 s,
 <= 2 GB peak RSS, run in its own process), sparsest cut on USAir97, netscience and Harvard500
-(<= 60 s each; stopped after ``--large-limit`` seconds). HiGHS (``metricopt.solve(problem, method="highs")``) runs in a child process
+(<= 60 s each; stopped after ``--large-limit`` seconds). HiGHS
+(``metricopt.solve(problem, method="highs")``) runs in a child process
 that is stopped after ``--highs-cap`` seconds. ``--quick`` uses small instances. The
 kernels are loaded by a warm-up solve on karate before the timed cases.
 

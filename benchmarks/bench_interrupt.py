@@ -49,7 +49,7 @@ import metricopt
 from bench_signed_graphs import generated_problem
 warnings.simplefilter("ignore")
 threads = int(sys.argv[4])
-from metricopt.solvers._core import IterationLoop
+from metricopt.solvers.core.loop import IterationLoop
 # the warm-up runs to the end (path searches, certificates, polish): no kernel is compiled
 # in the timed solve, which a signal would then wait for
 metricopt.solve(generated_problem(300), method="project-forget", tol=1e-2, gap_tol=1e-2,
@@ -90,8 +90,12 @@ def parts_overhead(nodes, threads, calls=20, repeats=3):
 
     import metricopt
     from bench_signed_graphs import generated_problem
-    from metricopt.solvers._cycle_search import (CycleGraph, canonical_cycles, search_cycles,
-                                                 search_cycles_until)
+    from metricopt.solvers._cycle_search import (
+        CycleGraph,
+        canonical_cycles,
+        search_cycles,
+        search_cycles_until,
+    )
 
     numba.set_num_threads(threads)
     warnings.simplefilter("ignore")  # the stopped run's ConvergenceWarning
@@ -123,8 +127,8 @@ def dense_parts_overhead(n, threads, repeats=3, add_tol=1e-5):
     import numba
 
     from bench_pruned_scan import metric_x
-    from metricopt.solvers import _pf_dense as D
-    from metricopt.solvers.project_forget import full_scan
+    from metricopt.solvers import _pf_scan as D
+    from metricopt.solvers._pf_oracles import full_scan
 
     numba.set_num_threads(threads)
     x = metric_x(n, np.random.default_rng(0), "sorted", 1e-3)

@@ -7,7 +7,8 @@ Usage::
         [--no-speed] [--repeat 3] [--threads 2]
 
 Each revision is checked out into a temporary git worktree (AFTER defaults to the
-working tree; :func:`compare_revisions.revision_trees`).
+working tree; a directory holding a checkout is used as it is;
+:func:`compare_revisions.revision_trees`).
 
 Compile table: for each revision, case and run, ``metricopt solve`` runs in a fresh
 process with that revision's ``src`` first on ``PYTHONPATH`` and a numba cache of its
@@ -119,7 +120,7 @@ def compile_table(trees, args, tmp):
     def cell(v):
         return "failed" if v is None else f"{v:.2f}"
 
-    print(f"| graph | case | " + " | ".join(
+    print("| graph | case | " + " | ".join(
         f"{lb} run 1 | {lb} run {last}" for lb in labels) + " |")
     print("|---|---|" + "---:|" * (2 * len(labels)))
     for g in graphs:
@@ -156,8 +157,8 @@ def best(fn):
     return min(times), out
 
 if case.startswith("scan") or case == "maxviol":
-    from metricopt.solvers import _pf_dense as D
-    from metricopt.solvers.project_forget import full_scan
+    from metricopt.solvers import _pf_scan as D
+    from metricopt.solvers._pf_oracles import full_scan
     from metricopt.solvers._layouts import diagonal_offsets
     n = size
     rng = np.random.default_rng(0)

@@ -33,9 +33,10 @@ optional fields override the flags for that case): ``cc`` correlation clustering
 Jaccard weights, ``cc-unit`` with unit weights, ``sc`` sparsest cut, ``cd`` cluster
 deletion, ``mn`` metric nearness with p = 1, ``cc-wedges`` the open-wedge relaxation of
 unit cc (``benchmarks/bench_wedges.py`` sets it beside the full LP). GRAPH is
-``DATA_DIR/GRAPH.txt`` when that file exists (``--data-dir``, default ``$METRICOPT_DATA`` or ``../shared/data`` next to
-the repository), else a bundled dataset (karate, lesmis, dolphins, football). Default
-cases: Jaccard cc on lesmis, polbooks, football, jazz, USAir97, netscience; unit cc on
+``DATA_DIR/GRAPH.txt`` when that file exists (``--data-dir``, default ``$METRICOPT_DATA`` or
+``../shared/data`` next to the repository), else a bundled dataset (karate, lesmis, dolphins,
+football).
+Default cases: Jaccard cc on lesmis, polbooks, football, jazz, USAir97, netscience; unit cc on
 jazz, polblogs; sc on jazz, USAir97; cd on jazz, Vassar85. ``--scale`` runs the large
 set instead: Jaccard cc on ca-GrQc and power (gap 1e-3, violation 1e-3, 600 s) and on
 ca-HepTh (gap 1e-2, violation 1e-3, 1800 s).

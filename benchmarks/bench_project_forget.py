@@ -238,7 +238,8 @@ def main(argv=None):
                   flush=True)
     head = ("case", "backend", "parameters", "iterations (scans)", "passes",
             "scan / projection and rest / certificate s", "wall s", "CPU s", "CPU share",
-            "QP gap", "certified LP gap", "violation", "LP value", "LB", "ratio", "peak memory (GiB, process)",
+            "QP gap", "certified LP gap", "violation", "LP value", "LB", "ratio",
+            "peak memory (GiB, process)",
             "estimate GiB", "solve's added peak GiB", "estimate / added",
             "added bytes per variable", "status", "build s")
     print("| " + " | ".join(head) + " |")

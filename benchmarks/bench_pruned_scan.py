@@ -6,10 +6,10 @@ Usage::
         [--noise 1e-3] [--threads 2] [--chunk 32] [--repeat 1] [--no-cc]
         [--x-cache FILE] [--out FILE]
 
-Times :func:`metricopt.solvers._pf_dense.dense_detect` to the end (output rows grown as
+Times :func:`metricopt.solvers._pf_scan.dense_detect` to the end (output rows grown as
 ``_DenseOracle._full_scan`` does; the pruned time includes
-:func:`~metricopt.solvers._pf_dense.chunk_extremes`) and
-:func:`~metricopt.solvers._pf_dense.dense_max_violation` (``add_tol`` "-"), unpruned
+:func:`~metricopt.solvers._pf_scan.chunk_extremes`) and
+:func:`~metricopt.solvers._pf_scan.dense_max_violation` (``add_tol`` "-"), unpruned
 (``chunk = 0``) and pruned, side by side in one process, on ``x`` from
 
 * metric nearness: Euclidean distances of ``n`` uniform points of the unit square plus
@@ -39,8 +39,8 @@ DATA = "/work/shared/data"
 
 def _scan(x, n, add_tol, threads, chunk, block=16):
     """The full scan as the oracle runs it: ``(seconds, found, worst, skipped share)``."""
-    from metricopt.solvers import _pf_dense as D
-    from metricopt.solvers.project_forget import full_scan
+    from metricopt.solvers import _pf_scan as D
+    from metricopt.solvers._pf_oracles import full_scan
 
     t0 = time.perf_counter()
     found, worst, skipped, met, _ = full_scan(x, n, add_tol, D.scan_rows(n, block, threads),
@@ -57,7 +57,7 @@ def _digest(arrays):
 
 
 def _max_violation(x, n, chunk):
-    from metricopt.solvers import _pf_dense as D
+    from metricopt.solvers import _pf_scan as D
 
     t0 = time.perf_counter()
     worst, skipped, met = D.max_violation_stretches(x, n, chunk)
@@ -145,7 +145,7 @@ def main(argv=None):
     ap.add_argument("--graph", default=os.path.join(DATA, "ca-GrQc.txt"))
     ap.add_argument("--noise", type=float, default=1e-3, help="sd of the metric noise")
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--chunk", type=int, default=None, help="default: _pf_dense.CHUNK")
+    ap.add_argument("--chunk", type=int, default=None, help="default: _pf_scan.CHUNK")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--no-cc", action="store_true", help="skip the ca-GrQc iterate")
     ap.add_argument("--x-cache", default=None, help=".npy file for the ca-GrQc iterate")
@@ -154,7 +154,7 @@ def main(argv=None):
 
     import numba
 
-    from metricopt.solvers import _pf_dense as D
+    from metricopt.solvers import _pf_scan as D
 
     if args.chunk is None:
         args.chunk = D.CHUNK

@@ -147,7 +147,8 @@ def main(argv=None):
     args = ap.parse_args(argv)
     print("| shape | nodes | edges | nodes with edges | mean degree | max degree | negative "
           "| generate s |" + (" largest component n, m | oracle calls (exact) | wall s "
-                               "| oracle s | certificates s | LP value | lower bound | gap | violation | peak GiB "
+                               "| oracle s | certificates s | LP value | lower bound | gap | violation "
+                               "| peak GiB "
                                "| bytes per edge | estimate GiB | added by the solve GiB "
                                "| status |" if args.solve else ""))
     print("|---" * (8 + (14 if args.solve else 0)) + "|")
@@ -180,9 +181,9 @@ def main(argv=None):
 def _solve_columns(shape, args):
     import resource
 
+    from metricopt.result import Status
     from metricopt.solvers import solve
     from metricopt.solvers.project_forget import estimate_memory
-    from metricopt.result import Status
 
     prob = generated_problem(shape)
     estimate = estimate_memory(prob, threads=args.threads)

@@ -9,7 +9,10 @@ the process's wall time. ``--help`` is timed as the median of several fresh proc
 
 Usage::
 
-    python benchmarks/bench_startup.py [--repeat 7] [--methods highs,dykstra,...]
+    python benchmarks/bench_startup.py [--repeat 7] [--methods highs,dykstra,...] [--quick]
+
+``--quick`` skips the empty-cache runs (each compiles every kernel it needs, about a
+minute) and runs each method once with numba's usual cache: a check that the script works.
 
 Prints Markdown tables on stdout.
 """
@@ -43,6 +46,8 @@ def main():
     ap.add_argument("--methods", default=",".join(METHODS))
     ap.add_argument("--problem", default="cc")
     ap.add_argument("--graph", default="karate")
+    ap.add_argument("--quick", action="store_true",
+                    help="no empty-cache runs: each method once with numba's usual cache")
     args = ap.parse_args()
 
     env = dict(os.environ)
@@ -57,8 +62,8 @@ def main():
         for method in args.methods.split(","):
             cache = Path(tmp) / f"cache-{method}"
             cache.mkdir()
-            run_env = dict(env, NUMBA_CACHE_DIR=str(cache))
-            for label in ("empty", "warm"):
+            run_env = env if args.quick else dict(env, NUMBA_CACHE_DIR=str(cache))
+            for label in ("usual",) if args.quick else ("empty", "warm"):
                 out = Path(tmp) / f"run-{method}-{label}"
                 wall = _run(["solve", args.problem, args.graph, "--method", method,
                              "--seed", "0", "--quiet", "--out", str(out)], run_env)

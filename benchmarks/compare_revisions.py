@@ -6,16 +6,18 @@ Usage::
         [--method dykstra] [--tol 1e-6] [--gap 1e-4] [--threads 2] [--time-limit SECONDS]
 
 Each revision is checked out into a temporary git worktree (AFTER defaults to the working
-tree) and every case runs in a fresh process with that revision's ``src`` first on
-``sys.path``, after a warm-up solve that loads the numba kernels. Cases alternate between
-the revisions, so that a change of machine load hits both. Prints a markdown table with
-iterations, status, solve seconds, the after/before ratio, the LP value and the certified
-gap ``(fun - lower_bound) / |lower_bound|`` of each. Case ``KIND:GRAPH`` (``cc``
-Jaccard, ``cc-unit``, ``sc``, ``cd``; ``signed:N``, signed ``cc`` on the generated
-Slashdot-shaped graph of N nodes of ``bench_signed_graphs.py``) solves the problem with ``metricopt.solve`` and
-``--method`` (default ``dykstra``; sparsest cut with gamma 5 and tol 1e-8 for dykstra,
-as in its issue), ``tol``, ``gap_tol``, ``threads`` and the backend's defaults
-otherwise; ``--time-limit`` stops both revisions' runs after that many seconds.
+tree; a revision that names a directory is used as a checkout as it is, so that
+``compare_revisions.py . --cases cc:karate`` is a quick run of this tree alone) and every
+case runs in a fresh process with that revision's ``src`` first on ``sys.path``, after a
+warm-up solve that loads the numba kernels. Cases alternate between the revisions, so that a
+change of machine load hits both. Prints a markdown table with iterations, status, solve
+seconds, the after/before ratio, the LP value and the certified gap ``(fun - lower_bound) /
+|lower_bound|`` of each. Case ``KIND:GRAPH`` (``cc`` Jaccard, ``cc-unit``, ``sc``, ``cd``;
+``signed:N``, signed ``cc`` on the generated Slashdot-shaped graph of N nodes of
+``bench_signed_graphs.py``) solves the problem with ``metricopt.solve`` and ``--method``
+(default ``dykstra``; sparsest cut with gamma 5 and tol 1e-8 for dykstra, as in its issue),
+``tol``, ``gap_tol``, ``threads`` and the backend's defaults otherwise; ``--time-limit``
+stops both revisions' runs after that many seconds.
 """
 
 import argparse
@@ -74,6 +76,8 @@ def run(src, kind, name, limit, args):
 
 
 def worktree(rev, tmp):
+    if os.path.isdir(os.path.join(rev, "src", "metricopt")):  # a checkout already
+        return os.path.abspath(rev)
     path = os.path.join(tmp, rev.replace("/", "_"))
     subprocess.run(["git", "-C", ROOT, "worktree", "add", "-q", "--detach", path, rev],
                    check=True)
@@ -93,8 +97,9 @@ def revision_trees(before, after=None):
             yield trees[0], ROOT if after is None else trees[1]
         finally:
             for t in trees:
-                subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", t],
-                               check=False)
+                if t.startswith(tmp):  # made here, not a checkout given
+                    subprocess.run(["git", "-C", ROOT, "worktree", "remove", "--force", t],
+                                   check=False)
 
 
 def main(argv=None):

@@ -7,7 +7,7 @@ Usage::
 
 After every read-only scan of the dense oracle, project-forget makes projection passes
 over the remembered constraints until their work, counted in operations
-(``project_forget._pass_work``), reaches the scan's (``project_forget._scan_work``). The
+(``_pf_oracles.pass_work``), reaches the scan's (``_pf_oracles.scan_work``). The
 constants of that count (``SCAN_NS_PER_TRIPLET``, ``MERGE_NS_PER_ROW``,
 ``PASS_NS_PER_TRIANGLE``, ``PASS_NS_PER_PAIR``) are nanoseconds on the reference machine;
 this script times the kernels inside default Jaccard ``cc`` runs and prints, per graph,
@@ -30,15 +30,15 @@ sys.path.insert(0, os.path.join(ROOT, "src"))
 
 def measure(name, threads, time_limit):
     import metricopt
-    from metricopt.solvers import _pf_dense
-    from metricopt.solvers import project_forget as pf
+    from metricopt.solvers import _pf_list, _pf_scan
+    from metricopt.solvers import _pf_strategy as pf
 
     path = os.path.join(DATA, name + ".txt")
     problem = metricopt.build_problem("cc", metricopt.read_graph(path if os.path.exists(path)
                                                                   else name))
     acc = dict(detect=0.0, calls=0, merge=0.0, rows=0, passes=0.0, tri_passes=0.0,
                pair_passes=0.0)
-    detect, merge, passes = _pf_dense.dense_detect, _pf_dense.dense_merge, pf._dense_passes
+    detect, merge, passes = _pf_scan.dense_detect, _pf_list.dense_merge, pf.dense_passes
 
     def timed_detect(*args):
         t = time.perf_counter()
@@ -62,16 +62,16 @@ def measure(name, threads, time_limit):
         acc["tri_passes"] += 0.5 * (active.nc + out[0].nc) * out[1]
         return out
 
-    _pf_dense.dense_detect, _pf_dense.dense_merge = timed_detect, timed_merge
-    pf._dense_passes = timed_passes
+    _pf_scan.dense_detect, _pf_list.dense_merge = timed_detect, timed_merge
+    pf.dense_passes = timed_passes
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             res = metricopt.solve(problem, method="project-forget", threads=threads,
                                   time_limit=time_limit)
     finally:
-        _pf_dense.dense_detect, _pf_dense.dense_merge = detect, merge
-        pf._dense_passes = passes
+        _pf_scan.dense_detect, _pf_list.dense_merge = detect, merge
+        pf.dense_passes = passes
     n = problem.n
     triplets = n * (n - 1) * (n - 2) / 6 * max(acc["calls"], 1)
     return dict(
@@ -84,7 +84,7 @@ def measure(name, threads, time_limit):
 
 
 def main(argv=None):
-    from metricopt.solvers import project_forget as pf
+    from metricopt.solvers import _pf_oracles as pf
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--graphs", default="jazz,USAir97,netscience")

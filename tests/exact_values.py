@@ -8,7 +8,7 @@ problem (:func:`exact_lp`):
 * ``dual_l1``, the l1 norm of an optimal dual of the constraints a returned ``x`` may
   violate (the metric rows, the sum row of sparsest cut, the bounds of the pair
   variables), comes from the same LP built here with ``highspy`` (the rows of
-  :mod:`metricopt.solvers._lp_matrix`, the objective's linearisation rows left out).
+  :mod:`metricopt.solvers.core.lp_matrix`, the objective's linearisation rows left out).
 
 Why the dual: a point ``x`` that violates no constraint by more than ``v`` is feasible
 for the LP whose constraints are all loosened by ``v``. The original optimal dual is
@@ -118,7 +118,7 @@ def lp_with_duals(problem, lp_algorithm="simplex", tol=1e-9):
 
     from metricopt._stdout import native_stdout_to_stderr
     from metricopt.problems import n_pairs
-    from metricopt.solvers import _lp_matrix as lpm
+    from metricopt.solvers.core import lp_matrix as lpm
 
     if problem.objective == "l2":
         raise ValueError("lp_with_duals: the problem is a QP")

@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 from metricopt import pipeline
-from metricopt.cli import cli
-from metricopt.cli import _render
+from metricopt.cli import _render, cli
 from metricopt.cli._options import collect_solver_options
 from metricopt.exceptions import InputError
 from metricopt.io import read_graph
@@ -177,7 +176,8 @@ def test_evaluate_report_parameters_must_agree(runner, runs):
     out, _ = runs["cc"]
     line = fails(runner, ["evaluate", "cc", "karate", out / "clusters.csv", "--report", out,
                           "--weights", "unit"])
-    assert line == f"Error: {out / 'report.json'}: the lower bound is for weights='jaccard', not weights='unit'"
+    assert line == (f"Error: {out / 'report.json'}: the lower bound is for weights='jaccard', "
+                    "not weights='unit'")
 
 
 def test_evaluate_cut_whitespace_file(runner, runs, tmp_path):

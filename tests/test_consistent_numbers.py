@@ -1,6 +1,6 @@
 """The numbers of one run never contradict each other, and a time limit bounds the run.
 
-The reported bound is settled once, in the dispatcher (:mod:`metricopt.solvers._settle`);
+The reported bound is settled once, in the dispatcher (:mod:`metricopt.solvers.core.settle`);
 the summary states one ratio; the final certificate and the rounding keep to budgets.
 """
 
@@ -17,7 +17,7 @@ import metricopt
 from metricopt import build_problem, read_graph, solve
 from metricopt.cli import cli
 from metricopt.problems import MetricProblem
-from metricopt.solvers._settle import objective_floor, settle_bound
+from metricopt.solvers.core.settle import objective_floor, settle_bound
 
 
 def _solve_cli(runner, args):

@@ -6,7 +6,6 @@ import pytest
 from metricopt.problems import build_problem
 from metricopt.result import Status
 from metricopt.solvers._cycle_search import CycleGraph, canonical_cycles, search_cycles
-
 from test_lp_contract import random_signed_graph
 
 distributed = pytest.importorskip("distributed")
@@ -76,7 +75,6 @@ def test_solve_on_cluster_equals_local_solve(cluster):
 def test_dense_problem_refuses_a_scheduler():
     from metricopt.exceptions import InvalidParameterError
     from metricopt.solvers import solve
-
     from problem_bank import bundled_graph
 
     prob = build_problem("cc", bundled_graph("karate"))

@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-from problem_bank import make_graph
 
 from metricopt.exceptions import InvalidParameterError, UnsupportedProblemError
 from metricopt.io import read_graph
@@ -16,6 +15,7 @@ from metricopt.solvers import (
     registered_solvers,
     solve,
 )
+from problem_bank import make_graph
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +90,7 @@ def test_auto_picks_the_lazy_lp_for_cluster_editing_beyond_dense_duals():
     project-forget; a small unit-weight instance stays with the projection methods."""
     from metricopt.problems import build_problem
     from metricopt.solvers import choose_method
-    from metricopt.solvers.dykstra import dense_duals_fit
+    from metricopt.solvers.core.memory import dense_duals_fit
 
     n = 700
     assert not dense_duals_fit(n)

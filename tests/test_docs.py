@@ -9,7 +9,7 @@ import pytest
 
 from metricopt import _atomic, pipeline
 from metricopt.cli import cli
-from metricopt.io import reports, read_graph
+from metricopt.io import read_graph, reports
 from metricopt.problems import build_problem
 from metricopt.solvers import registered_solvers
 

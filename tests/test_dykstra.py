@@ -16,8 +16,8 @@ from metricopt.result import Status
 from metricopt.solvers import _constraint_kernels as C
 from metricopt.solvers import _layouts as L
 from metricopt.solvers import _triangle_sparse as S
-from metricopt.solvers._triangle_dense import triangle_pass_dense
 from metricopt.solvers import get_solver, solve
+from metricopt.solvers._triangle_dense import triangle_pass_dense
 from metricopt.solvers.dykstra import solve_dykstra
 
 
@@ -437,7 +437,7 @@ def test_continuation_keeps_the_dykstra_invariant(tmp_path, monkeypatch, duals):
     # stage's gamma, with A written out constraint by constraint
     from metricopt import _config
     from metricopt.solvers._checkpoint import problem_digest, read_checkpoint
-    from metricopt.solvers.dykstra import _setup
+    from metricopt.solvers._dykstra_state import setup as _setup
 
     n = 12
     problem = build_problem("sc", _random_graph(3, n=n))
@@ -466,7 +466,7 @@ def test_continuation_keeps_the_dykstra_invariant(tmp_path, monkeypatch, duals):
             i, j, k = trip[p // 3]
             for pair, sign in zip((index(i, j), index(i, k), index(j, k)), signs[p % 3]):
                 atz[pair] += sign * z
-        x_expected = st0["x"] * (gamma / 5.0) - st0["winv"] * atz
+        x_expected = st0.x * (gamma / 5.0) - st0.winv * atz
         np.testing.assert_allclose(x, x_expected, rtol=0, atol=1e-12 * np.abs(x).max())
 
 
@@ -513,12 +513,12 @@ def test_ctrl_c_inside_a_pass_leaves_a_consistent_checkpoint(tmp_path, monkeypat
     # to the uninterrupted answer
     import signal
 
-    import metricopt.solvers.dykstra as D
+    import metricopt.solvers._dykstra_state as D
 
     problem = build_problem(kind, karate)
     opts = dict(duals=duals, round_digits=())
     ref = solve_dykstra(problem, **opts)
-    real = D._one_pass
+    real = D.one_pass
     calls = []
 
     def one_pass(st, *args, **kwargs):
@@ -527,11 +527,11 @@ def test_ctrl_c_inside_a_pass_leaves_a_consistent_checkpoint(tmp_path, monkeypat
             signal.raise_signal(signal.SIGINT)
         return real(st, *args, **kwargs)
 
-    monkeypatch.setattr(D, "_one_pass", one_pass)
+    monkeypatch.setattr(D, "one_pass", one_pass)
     path = str(tmp_path / "ck.npz")
     res = solve_dykstra(problem, checkpoint=path, **opts)
     assert res["status"] == Status.INTERRUPTED and res["nit"] == 7
-    monkeypatch.setattr(D, "_one_pass", real)
+    monkeypatch.setattr(D, "one_pass", real)
     again = solve_dykstra(problem, resume=path, **opts)
     assert again["nit"] == ref["nit"]
     np.testing.assert_array_equal(again["x"], ref["x"])

@@ -134,15 +134,6 @@ def test_the_estimators_do_not_import_scikit_learn():
     assert out.stdout.strip() == "False"
 
 
-def test_docstring_example_runs():
-    import doctest
-
-    import metricopt.estimators
-
-    failures, _ = doctest.testmod(metricopt.estimators)
-    assert failures == 0
-
-
 def test_pictures_of_a_fitted_estimator(tmp_path):
     est = CorrelationClustering(method="highs", seed=0)
     with pytest.raises(InvalidParameterError, match="not fitted"):

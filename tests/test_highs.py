@@ -9,8 +9,8 @@ and scipy's SLSQP.
 """
 
 import itertools
-from types import SimpleNamespace
 from functools import lru_cache
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -22,9 +22,9 @@ from metricopt.problems import MetricProblem, build_problem
 from metricopt.problems._pairs import n_pairs, pair_arrays
 from metricopt.result import Status
 from metricopt.solvers import get_solver, solve
-from metricopt.solvers import _lp_matrix as lpm
-from metricopt.solvers.highs import HighsLazySolver, HighsSolver, estimate_memory
-
+from metricopt.solvers.core import lp_matrix as lpm
+from metricopt.solvers.highs import HighsSolver, estimate_memory
+from metricopt.solvers.highs_lazy import HighsLazySolver
 from problem_bank import (
     BANK,
     BUNDLED_VALUES,
@@ -443,7 +443,7 @@ def test_objective_model_reproduces_objective(name):
 
 
 def test_status_table_covers_highspy():
-    from metricopt.solvers._highs_status import HIGHS_STATUS, map_status
+    from metricopt.solvers.core.highs_status import HIGHS_STATUS, map_status
 
     for name, member in highspy.HighsModelStatus.__members__.items():
         assert name in HIGHS_STATUS
@@ -553,7 +553,7 @@ def test_pdlp_not_for_lazy_and_gap_tol_checked():
 
 
 def test_acceptance_names_what_was_missed():
-    from metricopt.solvers.highs import _acceptance, _certified_gap
+    from metricopt.solvers._highs_common import _acceptance, _certified_gap
 
     assert _acceptance(1e-10, 1e-9, 1e-9, 1e-6) == ""
     text = _acceptance(3e-5, 2e-3, 1e-6, 1e-4)

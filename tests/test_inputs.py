@@ -292,16 +292,6 @@ def test_export_of_a_cut_and_usage_errors(runner, tmp_path):
         assert result.exit_code == 2 and message in result.stderr
 
 
-@pytest.mark.parametrize("module", ["metricopt.io.graphs", "metricopt.io.exports",
-                                    "metricopt.metric_check"])
-def test_docstring_examples_run(module):
-    import doctest
-    import importlib
-
-    failures, _ = doctest.testmod(importlib.import_module(module))
-    assert failures == 0
-
-
 def test_readme_networkx_example_runs(capsys):
     code = next(b for b in re.findall(r"```python\n(.*?)```", README, re.S) if "networkx" in b)
     with warnings.catch_warnings():

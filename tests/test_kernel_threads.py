@@ -119,7 +119,7 @@ def test_compiled_dispatchers_are_cached_and_serial():
     from numba.core.caching import NullCache
 
     found = _dispatchers()
-    assert "metricopt.solvers._pf_dense.detect_share" in found
+    assert "metricopt.solvers._pf_scan.detect_share" in found
     bad = [name for name, d in found.items()
            if d.targetoptions.get("parallel")
            or (isinstance(d._cache, NullCache) and d.targetoptions.get("inline") != "always")]
@@ -190,7 +190,7 @@ def _dense_x(n, seed):
 def _reference_detect(x, n, block, add_tol):
     """Violated inequalities of ``K_n`` in the dense visiting order, and the largest
     violation (plain Python)."""
-    from metricopt.solvers import _pf_dense as D
+    from metricopt.solvers import _pf_scan as D
 
     off = D.diagonal_offsets(n)
     found, worst = [], 0.0
@@ -199,8 +199,8 @@ def _reference_detect(x, n, block, add_tol):
             for s1 in range(sb, min(sb + block, n - s2)):
                 for q in range(n - s1 - s2):
                     a, b, c = off[s1] + q, off[s1 + s2] + q, off[s2] + s1 + q
-                    for side, (l, r1, r2) in enumerate(((a, b, c), (b, a, c), (c, a, b))):
-                        v = x[l] - x[r1] - x[r2]
+                    for side, (e, r1, r2) in enumerate(((a, b, c), (b, a, c), (c, a, b))):
+                        v = x[e] - x[r1] - x[r2]
                         worst = max(worst, v)
                         if v > add_tol:
                             found.append((int(a), int(b), int(c) | (side << 29)))
@@ -210,7 +210,7 @@ def _reference_detect(x, n, block, add_tol):
 @pytest.mark.parametrize("chunk", [0, 4])
 @pytest.mark.parametrize("T", [1, 3])
 def test_detect_share_matches_reference(chunk, T):
-    from metricopt.solvers import _pf_dense as D
+    from metricopt.solvers import _pf_scan as D
 
     n, block, add_tol = 13, 4, 0.05
     x = _dense_x(n, 1)
@@ -237,8 +237,8 @@ def test_detect_share_matches_reference(chunk, T):
 
 @pytest.mark.parametrize("threads", [1, 2, 3])
 def test_dense_detect_threads_give_the_shares_output(threads):
-    from metricopt.solvers import _pf_dense as D
-    from metricopt.solvers.project_forget import full_scan
+    from metricopt.solvers import _pf_scan as D
+    from metricopt.solvers._pf_oracles import full_scan
 
     n = 17
     x = _dense_x(n, 2)
@@ -258,7 +258,7 @@ def test_dense_detect_threads_give_the_shares_output(threads):
 
 @pytest.mark.parametrize("chunk", [0, 3])
 def test_max_violation_share_matches_reference(chunk):
-    from metricopt.solvers import _pf_dense as D
+    from metricopt.solvers import _pf_scan as D
 
     n = 15
     x = _dense_x(n, 3)

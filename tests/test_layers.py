@@ -10,7 +10,12 @@ resolved. The graph is checked at two levels:
   README's "Package layout") and imports only units of its own layer or of those below.
 * modules: no module of ``metricopt.solvers`` imports ``metricopt.io``; a solver returns
   arrays and results, and what reads or writes files sits above it. Modules import one
-  another without cycles, except inside the units of :data:`MODULE_CYCLES_IN`.
+  another without cycles, anywhere.
+* backends: the modules of a solver backend (:data:`BACKENDS`) import the solver core
+  (``metricopt.solvers.core``), the shared solver modules, their own private modules,
+  the problems, the bounds and the base units; never another backend's modules nor the
+  registry (``metricopt.solvers`` itself). The core and the shared modules import no
+  backend. The imports still breaking this are listed in :data:`KNOWN_BACKEND_IMPORTS`.
 
 The source read is that of the ``metricopt`` that Python imports, so the same test can be
 pointed at another checkout with ``PYTHONPATH``.
@@ -38,9 +43,28 @@ LAYERS = (
               "_threads")),
 )
 
-#: Units whose modules still import one another in a cycle (the dispatcher of rounding and
-#: its pivot module; the HiGHS backend, its polishing step and the shared core).
-MODULE_CYCLES_IN = ("solvers", "rounding")
+SOLVERS = f"{PACKAGE}.solvers"
+
+#: Each registered backend's modules (``metricopt.solvers.`` left out): the module the
+#: registry names, then the private modules only it (or its family) uses. Any other
+#: module of ``metricopt.solvers`` is the core or shared by every backend.
+BACKENDS = {
+    "highs": ("highs", "_highs_common"),
+    "highs-lazy": ("highs_lazy", "_highs_common"),
+    "dykstra": ("dykstra", "_dykstra_state", "_dykstra_strategy", "_dykstra_parallel",
+                "_active_kernels"),
+    "project-forget": ("project_forget", "_pf_oracles", "_pf_strategy", "_pf_scan", "_pf_list",
+                       "_pf_kernels", "_cycle_search", "_dask_oracle"),
+    "lighttouch": ("lighttouch", "_lighttouch_run", "_lighttouch_kernels"),
+}
+
+#: What a backend may import outside ``metricopt.solvers``: these units and the base layer.
+BACKEND_MAY_IMPORT = ("problems", "bounds")
+
+#: Imports of a backend that break the rule above, each to be removed; the test fails when
+#: one is no longer made, so that its entry goes too. (A backend that hands its answer on
+#: reaches the other through ``Solver.other``.)
+KNOWN_BACKEND_IMPORTS = set()
 
 
 def _source_root():
@@ -181,12 +205,94 @@ def test_units_import_only_their_layer_or_below(module_graph):
     assert not upward, "imports of a higher layer: " + "; ".join(upward)
 
 
-def test_modules_have_no_cycle_outside_the_known_units(module_graph):
+def test_modules_have_no_cycle(module_graph):
     cycles = _cycles(module_graph)
-    where = {_unit(c[0]) for c in cycles}
-    known = {f"{PACKAGE}.{name}" for name in MODULE_CYCLES_IN}
-    assert where <= known, f"module import cycles: {[c for c in cycles if _unit(c[0]) not in known]}"
-    assert where == known, f"no module cycle left in {sorted(known - where)}: drop it from MODULE_CYCLES_IN"
+    assert not cycles, "module import cycles:\n" + "\n".join(" <-> ".join(c) for c in cycles)
+
+
+def _solver_module(name):
+    """``metricopt.solvers.<name>`` (``""``: the registry, ``metricopt.solvers`` itself)."""
+    return f"{SOLVERS}.{name}" if name else SOLVERS
+
+
+def _short(module):
+    return module[len(SOLVERS) + 1:] if module != SOLVERS else ""
+
+
+def _backend_imports_allowed(module, owned, target):
+    """Whether ``module`` of a backend owning the modules ``owned`` may import ``target``."""
+    if target == SOLVERS:  # the registry
+        return False
+    if target.startswith(SOLVERS + "."):
+        return target in owned or not any(target in _owned(b) for b in _registered())
+    layer = _layer_of()
+    unit = _unit(target)
+    return (unit in {f"{PACKAGE}.{u}" for u in BACKEND_MAY_IMPORT}
+            or layer.get(unit) == len(LAYERS) - 1)
+
+
+def _registered():
+    """Every registered backend -> its modules: those of :data:`BACKENDS`, else its public
+    module alone (a new one-module backend needs no entry)."""
+    from metricopt.solvers import SOLVER_SPECS
+
+    return {name: BACKENDS.get(name, (module.rpartition(".")[2],))
+            for name, (module, _) in SOLVER_SPECS.items()}
+
+
+def _owned(backend):
+    return {_solver_module(name) for name in _registered()[backend]}
+
+
+def _backend_violations(module_graph):
+    """``(module, target)`` pairs, short names, of the backends' imports that break the rule."""
+    found = set()
+    for backend in _registered():
+        owned = _owned(backend)
+        for module in owned:
+            for target in module_graph.get(module, ()):
+                if not _backend_imports_allowed(module, owned, target):
+                    found.add((_short(module), _short(target)))
+    return found
+
+
+def test_backends_list_every_registered_backend(module_graph):
+    from metricopt.solvers import SOLVER_SPECS
+
+    assert set(BACKENDS) <= set(SOLVER_SPECS), "BACKENDS names a backend not registered"
+    for name, (module, _) in SOLVER_SPECS.items():
+        assert module == _solver_module(_registered()[name][0])
+    listed = {m for b in _registered() for m in _owned(b)}
+    assert listed <= set(module_graph), f"no such module: {sorted(listed - set(module_graph))}"
+
+
+def test_backends_import_only_the_core_their_own_modules_and_problems(module_graph):
+    found = _backend_violations(module_graph)
+    new = sorted(found - KNOWN_BACKEND_IMPORTS)
+    assert not new, "backend modules import another backend or the registry: " + "; ".join(
+        f"{_solver_module(m)} -> {_solver_module(t)}" for m, t in new)
+    gone = sorted(KNOWN_BACKEND_IMPORTS - found)
+    assert not gone, f"no longer imported, drop from KNOWN_BACKEND_IMPORTS: {gone}"
+
+
+def test_core_and_shared_solver_modules_import_no_backend(module_graph):
+    backend_modules = {m for b in _registered() for m in _owned(b)}
+    bad = sorted(f"{name} -> {t}" for name, targets in module_graph.items()
+                 if name.startswith(SOLVERS + ".") and name not in backend_modules
+                 for t in targets if t in backend_modules or t == SOLVERS)
+    assert not bad, "the solver core or a shared module imports a backend: " + "; ".join(bad)
+
+
+def test_backend_rule_catches_a_borrowed_module():
+    owned = _owned("highs")
+    assert _backend_imports_allowed(f"{SOLVERS}.highs", owned, f"{SOLVERS}.core.exact_lp")
+    assert _backend_imports_allowed(f"{SOLVERS}.highs", owned, f"{SOLVERS}._highs_common")
+    assert _backend_imports_allowed(f"{SOLVERS}.highs", owned, f"{PACKAGE}.problems._pairs")
+    assert _backend_imports_allowed(f"{SOLVERS}.highs", owned, f"{PACKAGE}.result")
+    assert not _backend_imports_allowed(f"{SOLVERS}.highs", owned, f"{SOLVERS}.dykstra")
+    assert not _backend_imports_allowed(f"{SOLVERS}.highs", owned, f"{SOLVERS}._pf_scan")
+    assert not _backend_imports_allowed(f"{SOLVERS}.highs", owned, SOLVERS)
+    assert not _backend_imports_allowed(f"{SOLVERS}.highs", owned, f"{PACKAGE}.rounding")
 
 
 def test_no_solver_module_imports_io(module_graph):

@@ -18,7 +18,6 @@ from metricopt.cli import cli
 from metricopt.exceptions import SolverNotAvailableError
 from metricopt.graph import Graph
 from metricopt.rounding import is_partition, round_solution
-
 from test_resolution import communities, naive_objective, nx_graph
 
 DATA = Path(__file__).parent / "data"

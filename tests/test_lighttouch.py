@@ -8,13 +8,13 @@ import pytest
 
 import naive_lighttouch as ref
 from metricopt import build_problem, read_graph, solve
-from metricopt.exceptions import (InvalidParameterError, MemoryLimitError,
-                                  UnsupportedProblemError)
-from problem_bank import make_graph, make_matrix
+from metricopt.exceptions import InvalidParameterError, MemoryLimitError, UnsupportedProblemError
 from metricopt.problems._pairs import pair_arrays
 from metricopt.result import Status
 from metricopt.solvers import _lighttouch_kernels as K
-from metricopt.solvers.lighttouch import _Instance, _state, solve_lighttouch
+from metricopt.solvers._lighttouch_run import _Instance, _state
+from metricopt.solvers.lighttouch import solve_lighttouch
+from problem_bank import make_graph, make_matrix
 
 
 @pytest.fixture(scope="module")
@@ -98,8 +98,8 @@ def test_top_active_keeps_the_largest_rows():
 
 
 def _steps_args(inst, s, work, *, full=False, penalty=5.0, eta_w=0.01, eta_p=0.01):
-    return (s["y"], s["acc"], s["last"], s["logp"], s["cdf"], s["mu"], s["perm"], s["st"],
-            s["ct"], s["rng"], work["gbuf"], work["hbuf"], work["mark"], work["touched"],
+    return (s.y, s.acc, s.last, s.logp, s.cdf, s.mu, s.perm, s.st,
+            s.ct, s.rng, work["gbuf"], work["hbuf"], work["mark"], work["touched"],
             work["sel"], inst.structure, inst.n, inst.base, inst.prow, inst.pcol, inst.tri,
             inst.wed, inst.gsz, inst.nmem, inst.ngroups, inst.vsz, inst.objective,
             inst.coef, inst.target, inst.wts, inst.lo, inst.hi, inst.has_sum, penalty,
@@ -117,7 +117,7 @@ def test_steps_average_caches_and_distribution(karate, kind):
     """The lazily kept average is the average of the iterates; the cached violations
     of the groups checked for p are their violations at the iterate the step started
     from; p stays a distribution; sparsest cut keeps sum(x) = n."""
-    from metricopt.solvers.lighttouch import _average
+    from metricopt.solvers._lighttouch_run import _average
 
     p = build_problem(kind, karate)
     inst = _Instance(p, 3)
@@ -126,22 +126,22 @@ def test_steps_average_caches_and_distribution(karate, kind):
     iterates = []
     viol = np.empty(inst.ngroups)
     for _ in range(40):
-        x = s["y"] + s["st"][K.ST["shift"]]
+        x = s.y + s.st[K.ST["shift"]]
         iterates.append(x.copy())
-        K.group_violations(s["y"], s["st"][K.ST["shift"]], inst.structure, inst.n, inst.base,
+        K.group_violations(s.y, s.st[K.ST["shift"]], inst.structure, inst.n, inst.base,
                            inst.prow, inst.pcol, inst.tri, inst.wed, inst.gsz, inst.nmem,
                            inst.ngroups, viol)
         K.lt_steps(*_steps_args(inst, s, work), 1, np.inf)
-        kp = int(s["ct"][K.CT["kp"]])
-        checked = s["perm"][:kp]
-        np.testing.assert_allclose(s["mu"][checked], np.maximum(viol[checked], 0.0),
+        kp = int(s.ct[K.CT["kp"]])
+        checked = s.perm[:kp]
+        np.testing.assert_allclose(s.mu[checked], np.maximum(viol[checked], 0.0),
                                    atol=1e-12)
         assert not work["gbuf"].any() and not work["hbuf"].any() and not work["mark"].any()
     np.testing.assert_allclose(_average(inst, s), ref.iterate_average(iterates), atol=1e-12)
-    prob = np.exp(s["logp"] - s["logp"].max())
+    prob = np.exp(s.logp - s.logp.max())
     assert np.all(prob > 0) and np.all(np.isfinite(prob))
-    assert s["cdf"][-1] == pytest.approx(prob.sum())
-    x = s["y"] + s["st"][K.ST["shift"]]
+    assert s.cdf[-1] == pytest.approx(prob.sum())
+    x = s.y + s.st[K.ST["shift"]]
     if kind == "sc":
         assert x.sum() == pytest.approx(p.sum_value)
     else:
@@ -153,10 +153,10 @@ def test_fulltouch_checks_every_group_each_step(karate):
     inst = _Instance(p, None)
     s = _state(inst, p, seed=0)
     K.lt_steps(*_steps_args(inst, s, _work(inst), full=True), 3, np.inf)
-    assert s["ct"][K.CT["checks"]] == 3 * inst.total_checks
+    assert s.ct[K.CT["checks"]] == 3 * inst.total_checks
     s = _state(inst, p, seed=0)
     K.lt_steps(*_steps_args(inst, s, _work(inst)), 3, np.inf)
-    assert 0 < s["ct"][K.CT["checks"]] < inst.total_checks  # the light touch
+    assert 0 < s.ct[K.CT["checks"]] < inst.total_checks  # the light touch
 
 
 # ------------------------------------------------------------------ the backend

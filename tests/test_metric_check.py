@@ -5,13 +5,13 @@ import json
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import metricopt
 from metricopt.cli import cli
 from metricopt.exceptions import InputError, InvalidParameterError
 from metricopt.metric_check import check_metric, repair_metric
-
 from naive_metric import violated_triplets, worst_detours
 
 LABELS = [f"p{i}" for i in range(12)]

@@ -7,8 +7,7 @@ from metricopt import build_problem, read_graph, solve
 from metricopt.result import Status
 from metricopt.solvers import _active_kernels as A
 from metricopt.solvers import _layouts as L
-from metricopt.solvers._polish import ActiveRows, polish
-
+from metricopt.solvers.core.polish import ActiveRows, polish
 from naive_active import dense_active_triangles, sparse_active_triangles
 
 
@@ -123,7 +122,7 @@ def test_a_stage_grows_gamma_instead_of_polishing_when_that_is_predicted_to_clos
     """A converged stage's certified gap shrinks like 1/gamma: when one or two more
     stages are predicted to close it (gap / growth**2 <= gap_tol) gamma grows and the
     polish waits; otherwise the polish runs first."""
-    from metricopt.solvers._core import LPStage
+    from metricopt.solvers.core.stage import LPStage
 
     problem = build_problem("cc", karate)
     x = solve(problem, method="highs", warm_up=False).x
@@ -150,8 +149,8 @@ def test_a_stage_grows_gamma_instead_of_polishing_when_that_is_predicted_to_clos
 def test_polish_rows_refuses_a_model_beyond_half_the_memory(karate):
     """The restricted LP must fit in half the memory allowed, counted by the larger of the
     simplex and interior-point models (the polish may switch to the latter)."""
-    from metricopt.solvers._polish import polish_rows
-    from metricopt.solvers.highs import _model_bytes
+    from metricopt.solvers.core.exact_lp import model_bytes
+    from metricopt.solvers.core.polish import polish_rows
 
     problem = build_problem("cc", karate)
     tri = np.array([[0, 1, 2], [3, 4, 5]], dtype=np.int64)  # 6 pairs: 6 columns
@@ -159,8 +158,8 @@ def test_polish_rows_refuses_a_model_beyond_half_the_memory(karate):
     got, why = polish_rows(problem, rows, max_memory=10**12)
     assert got is not None and why == ""
     k, cols = got.n_rows, 6
-    ipm = _model_bytes("ipm", 2 * k + 2 * cols, 4 * k + 3 * cols, 2 * cols)
-    assert ipm > _model_bytes("simplex", 2 * k + 2 * cols, 4 * k + 3 * cols, 2 * cols)
+    ipm = model_bytes("ipm", 2 * k + 2 * cols, 4 * k + 3 * cols, 2 * cols)
+    assert ipm > model_bytes("simplex", 2 * k + 2 * cols, 4 * k + 3 * cols, 2 * cols)
     got, why = polish_rows(problem, rows, max_memory=2 * ipm - 1)
     assert got is None and "restricted LP needs" in why
     assert polish_rows(problem, rows, max_memory=2 * ipm)[0] is not None

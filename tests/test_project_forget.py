@@ -18,8 +18,9 @@ from metricopt.problems._base import MetricProblem
 from metricopt.problems._cycles import edge_csr, max_cycle_violation, violated_cycles
 from metricopt.problems._pairs import pair_index
 from metricopt.result import Status
-from metricopt.solvers import _pf_dense as D
 from metricopt.solvers import _pf_kernels as K
+from metricopt.solvers import _pf_list as DL
+from metricopt.solvers import _pf_scan as D
 from metricopt.solvers.project_forget import solve_project_forget
 
 HISTORY_KEYS = {"iteration", "seconds", "primal", "dual", "gap", "max_violation", "full_check",
@@ -289,7 +290,7 @@ def test_cycle_oracle_schedule_triangles_first_then_paths():
     """The sparse oracle answers with triangles while one is violated by more than tol
     (at most MAX_STREAK calls in a row), then with path searches, exact (a full check)
     once the last search found no violation above EXACT_BELOW * tol."""
-    from metricopt.solvers.project_forget import _CycleOracle
+    from metricopt.solvers._pf_oracles import CycleOracle as _CycleOracle
 
     prob = signed_problem(5, n=30, p=0.3)
     oracle = _CycleOracle(prob, 2, 1e-6, 1e-3)
@@ -344,7 +345,7 @@ def test_stopped_path_search_drops_the_oracle_call(monkeypatch):
     """A stop between two parts of the path search gives None and leaves the schedule's
     state; a search of one part is never stopped."""
     from metricopt.solvers import _cycle_search as CS
-    from metricopt.solvers.project_forget import _CycleOracle
+    from metricopt.solvers._pf_oracles import CycleOracle as _CycleOracle
 
     prob = signed_problem(5, n=30, p=0.3)
     oracle = _CycleOracle(prob, 2, 1e-6, 1e-3)
@@ -403,8 +404,8 @@ def test_dense_detect_matches_brute_force(threads, chunk):
         if (a, b, c) in set(_diag_triplets(n, block)))  # each triplet once
     ref, worst = [], 0.0
     for a, b, c in _diag_triplets(n, block):
-        for side, (l, r1, r2) in enumerate(((a, b, c), (b, a, c), (c, a, b))):
-            v = x[l] - x[r1] - x[r2]
+        for side, (e, r1, r2) in enumerate(((a, b, c), (b, a, c), (c, a, b))):
+            v = x[e] - x[r1] - x[r2]
             worst = max(worst, v)
             if v > 0.05:
                 ref.append((a, b, c | (side << 29)))
@@ -434,7 +435,7 @@ def test_dense_merge_project_forget_localise():
     cz = rng.uniform(0.1, 1.0, len(old))
     na, nb, ncc = (np.array([cons[i][k] for i in new], np.int32) for k in range(3))
     off = D.diagonal_offsets(n)
-    ta, tb, tc, tz, w = D.dense_merge(ca, cb, cc, cz, len(old), na, nb, ncc, len(new), off, n,
+    ta, tb, tc, tz, w = DL.dense_merge(ca, cb, cc, cz, len(old), na, nb, ncc, len(new), off, n,
                                       block)
     want = sorted(set(old) | set(new))
     assert w == len(want)
@@ -451,21 +452,22 @@ def test_dense_merge_project_forget_localise():
         rows.append(([ids[s]] + [ids[k] for k in range(3) if k != s], 0))
     xr, zr = naive_project(x, winv, rows, tz[:w])
     xk, zk = x.copy(), tz[:w].copy()
-    D.dense_project(xk, winv, ta, tb, tc, zk, w)
+    DL.dense_project(xk, winv, ta, tb, tc, zk, w)
     np.testing.assert_allclose(xk, xr, atol=1e-12)
     np.testing.assert_allclose(zk, zr, atol=1e-12)
     # local <-> global ids, and forgetting keeps the order
-    used, la, lb, lc = D.localise(ta, tb, tc, w, m)
-    ga, gb, gc = D.globalise(used, la, lb, lc, w)
+    used, la, lb, lc = DL.localise(ta, tb, tc, w, m)
+    ga, gb, gc = DL.globalise(used, la, lb, lc, w)
     np.testing.assert_array_equal(np.c_[ga, gb, gc], np.c_[ta[:w], tb[:w], tc[:w]])
     keep = zk > 0
-    k = D.dense_forget(ta, tb, tc, zk, w)
+    k = DL.dense_forget(ta, tb, tc, zk, w)
     assert k == keep.sum()
     np.testing.assert_array_equal(ta[:k], ga[keep])
 
 
 def test_dense_oracle_memory_limit():
-    from metricopt.solvers.project_forget import _DenseOracle, _TriangleList
+    from metricopt.solvers._pf_oracles import DenseOracle as _DenseOracle
+    from metricopt.solvers._pf_oracles import TriangleList as _TriangleList
 
     n = 60
     m = n * (n - 1) // 2
@@ -559,6 +561,20 @@ def test_history_callback_and_result_fields():
     assert len(seen) == len(res.history) == res.nit
     assert HISTORY_KEYS <= set(seen[0])
     assert res.peak_memory > 0 and res.method == "project-forget"
+
+
+def test_runs_without_the_resource_module(monkeypatch):
+    # Windows has no ``resource``: the module imports it only to read the peak, which is
+    # then unknown
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['resource'] = None; "
+            "import metricopt.solvers._pf_strategy as pf; assert pf.peak_rss() is None")
+    subprocess.run([sys.executable, "-c", code], check=True)
+    monkeypatch.setitem(sys.modules, "resource", None)
+    res = metricopt.solve(signed_problem(12), method="project-forget", max_iter=5, warm_up=False)
+    assert res.peak_memory is None and res.nit >= 1
 
 
 # ------------------------------------------------------- cd and dense problems
@@ -701,12 +717,12 @@ def test_ctrl_c_waits_for_the_iteration_and_resumes_exactly(tmp_path, monkeypatc
     checkpoint, and resuming gives the uninterrupted answer (fixed passes: no clock)."""
     import signal
 
-    import metricopt.solvers.project_forget as PF
+    import metricopt.solvers._pf_strategy as PF
 
     problem = metricopt.build_problem(kind, metricopt.read_graph("karate"))
     opts = dict(passes=5, threads=1, polish=False)
     ref = solve_project_forget(problem, **opts)
-    real = PF._objectives
+    real = PF.objectives
     calls = []
 
     def objectives(st, active, with_neg_bty=False):
@@ -715,11 +731,11 @@ def test_ctrl_c_waits_for_the_iteration_and_resumes_exactly(tmp_path, monkeypatc
             signal.raise_signal(signal.SIGINT)
         return real(st, active, with_neg_bty)
 
-    monkeypatch.setattr(PF, "_objectives", objectives)
+    monkeypatch.setattr(PF, "objectives", objectives)
     path = str(tmp_path / "ck.npz")
     res = solve_project_forget(problem, checkpoint=path, **opts)
     assert res["status"] == Status.INTERRUPTED and res["nit"] == 3
-    monkeypatch.setattr(PF, "_objectives", real)
+    monkeypatch.setattr(PF, "objectives", real)
     again = solve_project_forget(problem, resume=path, **opts)
     assert again["nit"] == ref["nit"]
     np.testing.assert_array_equal(again["x"], ref["x"])
@@ -765,7 +781,7 @@ def test_ctrl_c_during_a_path_search_is_answered_after_one_part(tmp_path, monkey
 
 def test_ctrl_c_during_a_dense_scan_is_answered_after_one_part(tmp_path, monkeypatch,
                                                                 sigint_raises):
-    import metricopt.solvers.project_forget as PF
+    import metricopt.solvers._pf_oracles as PF
 
     monkeypatch.setattr(PF, "SCAN_PART_TRIPLETS", 700)  # about 8 parts
     _sigint_in_part(tmp_path, monkeypatch,
@@ -798,7 +814,7 @@ def test_time_limit_during_the_first_path_search_returns_a_certified_answer(monk
 def test_iteration_loop_stopping_and_drop(sigint_raises):
     import signal
 
-    from metricopt.solvers._core import IterationLoop
+    from metricopt.solvers.core.loop import IterationLoop
 
     loop = IterationLoop("calls", dict(iteration=0, seconds=0.0), max_iter=5)
     with loop:

@@ -1,4 +1,4 @@
-"""Block pruning of project-forget's dense scans (:mod:`metricopt.solvers._pf_dense`).
+"""Block pruning of project-forget's dense scans (:mod:`metricopt.solvers._pf_scan`).
 
 The pruned scans (``chunk > 0``) must return exactly what the unpruned ones
 (``chunk = 0``) return, and both what a plain numpy reference returns: the violated
@@ -8,7 +8,7 @@ inequalities in visiting order, and the largest violation.
 import numpy as np
 import pytest
 
-from metricopt.solvers import _pf_dense as D
+from metricopt.solvers import _pf_scan as D
 
 BLOCK = 16
 
@@ -34,7 +34,7 @@ def reference_scan(x, n, block, add_tol):
 def detect(x, n, add_tol, threads, chunk, cap=None):
     """``dense_detect`` to the end through the oracle's driver (rows grown as it does);
     ``(found, worst, skipped, met)``."""
-    from metricopt.solvers.project_forget import full_scan
+    from metricopt.solvers._pf_oracles import full_scan
 
     cap = 3 * BLOCK * n + 8 if cap is None else cap
     found, worst, skipped, met, _ = full_scan(x, n, add_tol, D.scan_rows(n, BLOCK, threads),
@@ -194,10 +194,11 @@ def test_solve_same_with_and_without_pruning(monkeypatch):
     """A dense project-forget solve on full scans (the support scan turned off) gives
     the same iterate, bit for bit, with the pruned and the unpruned scans."""
     import metricopt
+    from metricopt.solvers import _pf_list
     from metricopt.solvers.project_forget import solve_project_forget
 
     prob = metricopt.build_problem("cc", metricopt.read_graph("karate"))
-    monkeypatch.setattr(D, "support_layout", lambda *a, **k: None)
+    monkeypatch.setattr(_pf_list, "support_layout", lambda *a, **k: None)
     detect, skipped = D.dense_detect, []
 
     def counted(*args):
@@ -222,7 +223,7 @@ def test_solve_same_with_and_without_pruning(monkeypatch):
 def test_scan_in_parts_finds_what_one_scan_finds(monkeypatch, cap):
     """A full scan asked to stop runs in parts (rows grown in between when ``cap`` is
     small) and returns what one scan returns; a stop that answers yes ends it."""
-    from metricopt.solvers import project_forget as PF
+    from metricopt.solvers import _pf_oracles as PF
 
     n, add_tol, threads = 70, 1e-3, 2
     x = instance("noise", n, np.random.default_rng(4))

@@ -13,6 +13,7 @@ from metricopt.exceptions import InputError, InvalidParameterError, UnsupportedP
 from metricopt.graph import Graph
 from metricopt.problems import MetricProblem, build_problem
 from metricopt.problems._pairs import n_pairs
+from metricopt.rounding import _refine_kernels as RK
 from metricopt.rounding import (
     clustering_objective,
     cut_objective,
@@ -22,7 +23,6 @@ from metricopt.rounding import (
     refine_rounding,
     round_solution,
 )
-from metricopt.rounding import _refine_kernels as RK
 from metricopt.rounding._checks import csr_from_pairs
 from metricopt.rounding.refine import gain_layout
 
@@ -65,7 +65,7 @@ def signed_sparse_cc(rng, n, p_edge=0.3, p_negative=0.4):
 
 def gain_fn(problem):
     """Full pair gain s(i, j) of a cc problem, straight from its arrays."""
-    w, d, n = problem.weights, problem.target, problem.n
+    w, d = problem.weights, problem.target
     table = {}
     if problem.structure == "dense":
         rows, cols = problem.pair_nodes()

@@ -13,8 +13,7 @@ from metricopt.io import read_graph
 from metricopt.problems import build_problem
 from metricopt.problems._pairs import n_pairs, packed_to_square, pair_arrays, square_to_packed
 from metricopt.problems._triangles import max_triangle_violation
-from metricopt.solvers import _repair
-from metricopt.solvers import solve
+from metricopt.solvers import _repair, solve
 from metricopt.solvers._repair import metric_closure, repair_dense
 
 

@@ -17,7 +17,7 @@ import metricopt
 from metricopt import _signals
 from metricopt.io._rundir import LOCK_NAME
 from metricopt.result import Status
-from metricopt.solvers._core import IterationLoop, interrupt_deferred
+from metricopt.solvers.core.loop import IterationLoop, interrupt_deferred
 
 SRC = str(Path(metricopt.__file__).resolve().parents[1])
 WAIT_S = 240  # generous: a loaded two-core machine, kernels loaded from numba's cache
@@ -108,7 +108,7 @@ _SLOW_WARM_UP = textwrap.dedent("""
     # The first iteration of the first loop (the warm-up's) takes as long as compiling
     # kernels does on a first run; a signal must not wait for its end.
     import contextlib, sys, time
-    from metricopt.solvers import _core
+    from metricopt.solvers.core import loop as _core
     from metricopt.cli.main import main
 
     original = _core.IterationLoop.iteration

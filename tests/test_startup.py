@@ -36,7 +36,7 @@ import json, sys
 from numba.core.dispatcher import Dispatcher
 from metricopt.cli import main
 from metricopt.solvers import _warmup
-from metricopt.solvers._core import IterationLoop
+from metricopt.solvers.core.loop import IterationLoop
 
 inside, warm, late, loops = [False], [False], [], [0]
 warm_up = _warmup.warm_up

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from metricopt.bounds import correlation_clustering_bound
 from metricopt.bounds import _streamed_kernels as K
+from metricopt.bounds import correlation_clustering_bound
 from metricopt.bounds.streamed import correlation_clustering_bound_streamed
 
 

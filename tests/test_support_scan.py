@@ -105,7 +105,8 @@ def test_project_forget_support_detect_matches_dense_detect(n, add_tol):
     """The diagonal-layout support scan of project-forget's dense oracle finds the same
     constraints, in the same (visiting) order, and the same largest violation as the
     full threaded scan."""
-    from metricopt.solvers import _pf_dense as pd
+    from metricopt.solvers import _pf_list as pdL
+    from metricopt.solvers import _pf_scan as pd
     from metricopt.solvers._layouts import diagonal_offsets
 
     rng = np.random.default_rng(n)
@@ -117,13 +118,13 @@ def test_project_forget_support_detect_matches_dense_detect(n, add_tol):
         low = rng.choice(m, m // 8, replace=False)
         x[low] = rng.uniform(-0.01 if trial % 2 else 0.0, 1.0, low.size)
         x[rng.choice(m, [0, 3, n][trial % 3], replace=False)] = 1.7
-        support = pd.support_layout(x, off, n, share=10.0)
+        support = pdL.support_layout(x, off, n, share=10.0)
         assert support is not None
         none = np.empty(0, np.int32)
-        k, worst = pd.support_detect(x, off, n, add_tol, *support[:-1], none, none, none)
+        k, worst = pdL.support_detect(x, off, n, add_tol, *support[:-1], none, none, none)
         outs = [np.empty(k, np.int32) for _ in range(3)]
-        pd.support_detect(x, off, n, add_tol, *support[:-1], *outs)
-        order = np.argsort(pd.visit_keys(*outs, off, n, block))
+        pdL.support_detect(x, off, n, add_tol, *support[:-1], *outs)
+        order = np.argsort(pdL.visit_keys(*outs, off, n, block))
         got = [o[order] for o in outs]
 
         row_sb, row_s2, starts = pd.scan_rows(n, block, 1)

@@ -51,7 +51,7 @@ def test_finish_allowance_is_one_second_or_a_tenth():
 def test_a_time_limited_project_forget_run_reports_an_honest_violation(limit):
     """However far the run got: max_violation is the exact one or an upper bound (said
     so), and the bound is below the LP optimum."""
-    from metricopt.solvers.project_forget import _violation_bound
+    from metricopt.solvers._pf_strategy import violation_bound as _violation_bound
 
     p = build_problem("cc", read_graph("lesmis"))
     with warnings.catch_warnings():
@@ -68,7 +68,7 @@ def test_a_time_limited_project_forget_run_reports_an_honest_violation(limit):
 
 
 def test_violation_bound_is_above_the_exact_violation():
-    from metricopt.solvers.project_forget import _violation_bound
+    from metricopt.solvers._pf_strategy import violation_bound as _violation_bound
 
     p = build_problem("cc", read_graph("karate"))
     rng = np.random.default_rng(0)

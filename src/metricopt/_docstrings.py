@@ -1,7 +1,8 @@
 """Reading the Parameters section of numpydoc docstrings.
 
-The backends document their options once, in the docstring of the function that takes
-them; ``metricopt solvers METHOD`` shows the first sentence of each, read from there.
+The backends declare their options in :mod:`metricopt.solvers.core.options` (one line
+each) and describe them at length in their drivers' docstrings; the tests check that the
+two name the same options.
 """
 
 import inspect
@@ -38,8 +39,8 @@ def parameter_docs(obj):
     -------
     dict
         Parameter name -> ``(type, description)``, both strings (the description's
-        lines unindented, paragraphs separated by a blank line). An entry naming several parameters (``a, b : float``)
-        gives each of them. Empty when there is no Parameters section.
+        lines unindented, paragraphs separated by a blank line). An entry naming several
+        parameters (``a, b : float``) gives each of them. Empty when there is no Parameters section.
     """
     doc = obj if isinstance(obj, str) else inspect.getdoc(obj)
     lines = _section(inspect.cleandoc(doc or ""), "Parameters")

@@ -34,8 +34,11 @@ any other column
     One parameter, as if it were in ``params``. Empty CSV cells are ignored, so rows
     may set different parameters.
 
-Values are parsed like the CLI's ``--option KEY=VALUE``: JSON numbers, ``true``,
-``false`` and ``null`` become numbers, booleans and None, anything else stays a string.
+Values are read as the command line reads them (one parser,
+:func:`metricopt.solvers.core.options.parse_value`): a solver option's value by its
+declaration (``max_memory=8G``, ``polish=false``, ``tol=1e-6``; ``none`` or ``null`` for
+None), any other value as JSON when it can be (numbers, ``true``, ``false``, ``null``),
+else as a string.
 Each parameter goes where the pipeline expects it: a parameter of the problem's builder
 (``weights``, ``delta``, ``epsilon``, ``resolution``, ``relaxation``, ``p``, ``source``) to
 ``problem_params``; ``round``, ``round_tries``, ``round_seed``, ``refine`` to the rounding
@@ -233,17 +236,9 @@ def _toml_rows(path):
     return rows
 
 
-def _parse_value(raw):
-    if not isinstance(raw, str):
-        return raw
-    try:
-        return json.loads(raw)
-    except ValueError:
-        return raw
-
-
 def _split_params(cell):
-    """``"a=1; b=x"`` -> ``{"a": 1, "b": "x"}``; a dict passes through."""
+    """``"a=1; b=x"`` -> ``{"a": "1", "b": "x"}`` (values as written); a dict passes
+    through."""
     if isinstance(cell, dict):
         return dict(cell)
     out = {}
@@ -253,20 +248,30 @@ def _split_params(cell):
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise InvalidParameterError(f"params: {item.strip()!r} is not key=value")
-        out[key.strip()] = _parse_value(value.strip())
+        out[key.strip()] = value.strip()
     return out
 
 
 def _route(kind, params):
-    """Split parameters into pipeline arguments: problem, solver, rounding, reading."""
+    """Split parameters into pipeline arguments: problem, solver, rounding, reading.
+
+    A value written as text is read as the command line reads it
+    (:func:`metricopt.solvers.core.options.parse_value`): by the declaration of the solver
+    option it goes to, else as JSON when it can be.
+    """
     from .pipeline import problem_parameters
+    from .solvers import declared_options
+    from .solvers.core.options import parse_value
 
     accepted = problem_parameters(kind)
+    declared = declared_options()
     dest = {"problem": {}, "solver": {}, "round": {}, "read": {}}
-    for raw_key, value in params.items():
+    for raw_key, raw in params.items():
         prefix, dot, rest = raw_key.partition(".")
         forced = prefix if dot and prefix in _PREFIXES else None
         key = (rest if forced else raw_key).replace("-", "_")
+        solver_key = forced in (None, "solver") and key in declared
+        value = parse_value(raw, declared[key] if solver_key else None)
         if forced == "round" or (forced is None and key in _ROUNDING_KEYS):
             dest["round"][_ROUNDING_KEYS.get(key, key)] = value
         elif forced == "read" or (forced is None and key in _READ_KEYS):
@@ -293,6 +298,8 @@ def _default_id(graph, problem, method, params):
 
 
 def _make_job(number, raw, base, root):
+    from .solvers.core.options import parse_value
+
     graph = str(raw.get("graph", ""))
     problem = str(raw.get("problem", "")).lower()
     method = str(raw.get("method") or "auto").lower()
@@ -303,11 +310,13 @@ def _make_job(number, raw, base, root):
             params.update(_split_params(raw["params"]))
         for key, value in raw.items():
             if key not in _RESERVED:
-                params[key] = _parse_value(value)
+                params[key] = value
     except InvalidParameterError as exc:
         job.error = str(exc)
         params = {key: value for key, value in raw.items() if key not in _RESERVED[:5]}
-    job.id = str(raw["id"]) if raw.get("id") else _default_id(graph, problem, method, params)
+    # the id hashes the manifest's values read as JSON, whatever the declarations say
+    job.id = str(raw["id"]) if raw.get("id") else _default_id(
+        graph, problem, method, {key: parse_value(value) for key, value in params.items()})
     candidate = base / graph
     if graph and not Path(graph).is_absolute() and candidate.is_file():
         job.graph = str(candidate)
@@ -319,7 +328,11 @@ def _make_job(number, raw, base, root):
         if problem not in PROBLEM_KINDS:
             job.error = f"unknown problem {problem!r}; choose one of {', '.join(PROBLEM_KINDS)}"
         else:
-            dest = _route(problem, params)
+            try:
+                dest = _route(problem, params)
+            except InvalidParameterError as exc:
+                job.error = _one_line(exc)
+                return job
             job.problem_params, job.solver_options = dest["problem"], dest["solver"]
             job.rounding, job.read_options = dest["round"], dest["read"]
             job.error = _argument_error(job)

@@ -6,11 +6,13 @@ object such as a networkx graph), and each edge is stored once as
 ``(u, v)`` with ``u < v``, sorted lexicographically.
 """
 
+import os
 from dataclasses import dataclass, field
+from typing import Any, TypeAlias, Union
 
 import numpy as np
 
-__all__ = ["Graph", "Dissimilarity"]
+__all__ = ["Graph", "Dissimilarity", "GraphSource"]
 
 
 @dataclass(eq=False)
@@ -111,3 +113,10 @@ class Dissimilarity:
 
     def __repr__(self):
         return f"Dissimilarity(name={self.name!r}, n={self.n})"
+
+
+#: What :func:`metricopt.read_graph` and :func:`metricopt.build_problem` take: a path, a
+#: bundled dataset's name, ``"-"`` (standard input), a :class:`Graph` or
+#: :class:`Dissimilarity`, or a graph object in memory (networkx, igraph, scipy.sparse,
+#: numpy, pandas; ``Any``, as most of these libraries ship no types).
+GraphSource: TypeAlias = Union[str, "os.PathLike[str]", Graph, Dissimilarity, Any]

@@ -43,7 +43,8 @@ h1{font-size:1.5em}h2{font-size:1.25em;border-bottom:1px solid #ccc;padding-bott
 margin-top:2em}h3{font-size:1.05em}
 table{border-collapse:collapse;font-size:.85em}td,th{border:1px solid #ddd;padding:.2em .5em;
 text-align:left;vertical-align:top}th{background:#f3f3f3}
-table.runs th{cursor:pointer;white-space:nowrap}table.runs td{white-space:nowrap}table.runs th:after{content:" \\2195";color:#999}
+table.runs th{cursor:pointer;white-space:nowrap}table.runs td{white-space:nowrap}
+table.runs th:after{content:" \\2195";color:#999}
 .wide{overflow-x:auto;max-width:100%}
 .num{text-align:right;font-variant-numeric:tabular-nums}
 figure{display:inline-block;margin:.5em 1em .5em 0;vertical-align:top}
@@ -59,7 +60,9 @@ document.querySelectorAll("table.runs").forEach(function (table) {
     th.addEventListener("click", function () {
       var body = table.tBodies[0], rows = Array.from(body.rows);
       var up = th.dataset.order !== "asc"; th.dataset.order = up ? "asc" : "desc";
-      function key(r) { var c = r.cells[col]; return c.dataset.v !== undefined ? c.dataset.v : c.textContent; }
+      function key(r) {
+        var c = r.cells[col]; return c.dataset.v !== undefined ? c.dataset.v : c.textContent;
+      }
       rows.sort(function (a, b) {
         var x = key(a), y = key(b), nx = parseFloat(x), ny = parseFloat(y);
         var d = (!isNaN(nx) && !isNaN(ny)) ? nx - ny : (x === "" ? 1 : y === "" ? -1 : x.localeCompare(y));

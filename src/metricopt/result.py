@@ -1,5 +1,7 @@
 """The result type shared by every backend, and the status vocabulary."""
 
+from typing import Any
+
 import numpy as np
 
 __all__ = ["RichResult", "SolveResult", "Status", "STATUS_MESSAGES", "COMMON_FIELDS"]
@@ -38,26 +40,26 @@ STATUS_MESSAGES = {
 }
 
 
-class RichResult(dict):
+class RichResult(dict[str, Any]):
     """A dict that also allows attribute access, with a readable aligned repr.
 
     The common base of :class:`SolveResult`, the rounding result and the bound
     certificates (after scipy's ``OptimizeResult``).
     """
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         try:
             return self[name]
         except KeyError as exc:
             raise AttributeError(name) from exc
 
-    def __setattr__(self, name, value):
+    def __setattr__(self, name: str, value: Any) -> None:
         self[name] = value
 
-    def __dir__(self):
+    def __dir__(self) -> list[str]:
         return list(self.keys())
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         if not self:
             return f"{type(self).__name__}()"
         width = max(map(len, self.keys())) + 1
@@ -78,8 +80,9 @@ class SolveResult(RichResult):
 
     Common fields (every backend)
     -----------------------------
-    x : ndarray of shape (n_variables,)
-        The relaxation's solution, in the problem's variable order.
+    x : ndarray of shape (n_variables,) or None
+        The relaxation's solution, in the problem's variable order (None when a run
+        ended before it had one to report).
     fun : float
         Objective value of ``x`` (for exact backends, the LP/QP optimum).
     lower_bound : float
@@ -101,8 +104,27 @@ class SolveResult(RichResult):
 
     Backends may add documented extras (e.g. ``peak_memory``, ``constraints_added``); the
     dispatcher adds ``gap``, ``auto_reason``, ``lp_approx_ratio`` and ``compile_seconds``.
-    :data:`COMMON_FIELDS` names all but the extras.
+    :data:`COMMON_FIELDS` names all but the extras. The annotations below type the
+    attribute access to the common fields and those the dispatcher adds.
     """
+
+    x: np.ndarray | None
+    fun: float
+    lower_bound: float | None
+    status: int
+    status_name: str
+    success: bool
+    message: str
+    nit: int
+    max_violation: float
+    elapsed: float
+    method: str
+    history: list[dict[str, Any]]
+    options: dict[str, Any]
+    gap: float
+    auto_reason: str
+    lp_approx_ratio: float | None
+    compile_seconds: float
 
 
 #: Fields of a :class:`SolveResult` that are not a backend's extras: the common fields

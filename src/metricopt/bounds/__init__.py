@@ -27,7 +27,6 @@ from .apriori import (
     posterior_ratio,
 )
 from .boxes import optimum_box
-from .driver import RegularisedIterate, certify
 from .certificates import (
     BoundResult,
     cluster_deletion_bound,
@@ -37,6 +36,7 @@ from .certificates import (
     theorem5_bound,
     theorem5_fixed_point_bound,
 )
+from .driver import RegularisedIterate, certify
 from .inner import (
     InfeasibleInnerProblemError,
     InnerSolution,

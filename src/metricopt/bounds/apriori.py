@@ -83,7 +83,8 @@ def _positive(value, name, caller):
         v = np.nan
     if not (np.isfinite(v) and v > 0):
         raise InvalidParameterError(
-            f"The {name!r} parameter of {caller} must be a float in the range (0, inf). Got {value!r} instead.")
+            f"The {name!r} parameter of {caller} must be a float in the range (0, inf). "
+            f"Got {value!r} instead.")
     return v
 
 
@@ -204,7 +205,8 @@ def _apriori(kind, caller, gamma, lam, n, max_target, of):
         return AprioriTerm(1.0 / (2.0 * gamma), 0.0, of, "V §6.1 (Thm 2 with B = 1, W = diag(c))")
     lam = _positive(lam, "lam", caller)
     if n is None or int(n) != n or int(n) < 2:
-        raise InvalidParameterError(f"The 'n' parameter of {caller} must be an integer >= 2. Got {n!r} instead.")
+        raise InvalidParameterError(
+            f"The 'n' parameter of {caller} must be an integer >= 2. Got {n!r} instead.")
     n = int(n)
     if of == "opt":
         return AprioriTerm((1.0 + lam * n) / (2.0 * gamma), 0.0, "opt",

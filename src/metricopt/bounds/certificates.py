@@ -139,7 +139,8 @@ def _finite(v, name, caller):
     except (TypeError, ValueError):
         v = np.nan
     if not np.isfinite(v):
-        raise InvalidParameterError(f"The {name!r} parameter of {caller} must be a finite float. Got {v!r} instead.")
+        raise InvalidParameterError(
+            f"The {name!r} parameter of {caller} must be a finite float. Got {v!r} instead.")
     return v
 
 
@@ -454,7 +455,8 @@ def sparsest_cut_bound(x_hat, weights, cost, *, gamma, minus_b_dot_y, n, budget=
     """
     caller = "sparsest_cut_bound"
     if n is None or int(n) != n or int(n) < 2:
-        raise InvalidParameterError(f"The 'n' parameter of {caller} must be an integer >= 2. Got {n!r} instead.")
+        raise InvalidParameterError(
+            f"The 'n' parameter of {caller} must be an integer >= 2. Got {n!r} instead.")
     n = int(n)
     npairs = n * (n - 1) // 2
     x = _array(x_hat, "x_hat", caller, npairs)

@@ -1,8 +1,10 @@
 """Shared click options and the helpers that turn them into library arguments.
 
 Choices come from the library: ``--method`` from the solver registry, ``--format`` from
-:data:`metricopt.io.FORMATS`, problem options from the builders' signatures. Only the
-options a user set are passed on, so a backend never receives an option it did not ask
+:data:`metricopt.io.FORMATS`, problem options from the builders' signatures, the solver
+flags, their help and the reading of their values from the backends' option declarations
+(:mod:`metricopt.solvers.core.options`), which batch manifests read values with too. Only
+the options a user set are passed on, so a backend never receives an option it did not ask
 for, and an option it does not accept is reported by the dispatcher.
 """
 
@@ -24,7 +26,9 @@ from .._choices import (
     WEIGHT_MODES,
 )
 from .._choices import MN_SOURCES as SOURCES
-from ..solvers import registered_solvers
+from ..exceptions import InvalidParameterError
+from ..solvers import declared_options, registered_solvers
+from ..solvers.core.options import COMMON, MAX_MEMORY, parse_value
 
 __all__ = [
     "KINDS",
@@ -71,16 +75,6 @@ _PROBLEM_PARAMS = {"weights": "weights", "delta": "delta", "epsilon": "epsilon",
                    "source": "source"}
 #: Weight modes of cc that take --resolution, and whether they need it.
 _RESOLUTION_MODES = {"lambda": True, "lambda-degree": True, "modularity": False}
-#: CLI parameter name -> solver option name (common to backends that accept them).
-_SOLVER_PARAMS = {"gamma": "gamma", "lam": "lam", "tol": "tol", "gap_tol": "gap_tol",
-                  "max_iter": "max_iter", "time_limit": "time_limit", "threads": "threads",
-                  "seed": "seed", "max_memory": "max_memory", "checkpoint": "checkpoint",
-                  "checkpoint_every": "checkpoint_every", "resume": "resume",
-                  "scheduler": "scheduler"}
-#: Largest seed: the report stores it in an int64 column.
-MAX_SEED = 2**63 - 1
-_UNITS = {"": 1, "k": 2**10, "m": 2**20, "g": 2**30, "t": 2**40}
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*([kmgt]?)(?:i?b)?\s*$", re.IGNORECASE)
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
 
 
@@ -92,11 +86,11 @@ class ByteSize(click.ParamType):
     def convert(self, value, param, ctx):
         if isinstance(value, int):
             return value
-        match = _SIZE.match(str(value))
-        if not match:
+        try:
+            size = MAX_MEMORY.parse(str(value))
+        except InvalidParameterError:
             self.fail(f"{value!r} is not a size (examples: 8G, 512M, 1048576)", param, ctx)
-        size = int(float(match.group(1)) * _UNITS[match.group(2).lower()])
-        if size <= 0:
+        if size is None or size <= 0:
             self.fail(f"{value!r} must be positive", param, ctx)
         return size
 
@@ -143,11 +137,34 @@ class Real(click.ParamType):
         return number
 
 
-POSITIVE = Real(0.0, low_open=True)
+
+
+class OptionValue(click.ParamType):
+    """The value of a backend option's own flag, read and checked by its declaration
+    (:class:`~metricopt.solvers.core.options.Option`); files as ``click.Path`` does."""
+
+    def __init__(self, option):
+        self.option = option
+        self.name = option.cli_metavar
+        self._path = {"file": click.Path(dir_okay=False),
+                      "existing-file": click.Path(exists=True, dir_okay=False)}.get(option.kind)
+
+    def convert(self, value, param, ctx):
+        if self._path is not None:
+            return self._path.convert(value, param, ctx)
+        try:
+            parsed = self.option.parse(value)
+        except InvalidParameterError as exc:
+            self.fail(str(exc), param, ctx)
+        if not self.option.accepts(parsed):
+            self.fail(f"{value}: must be {self.option.requirement}", param, ctx)
+        return parsed
 
 
 class KeyValue(click.ParamType):
-    """``KEY=VALUE``; the value is parsed as JSON when it can be (numbers, true/false)."""
+    """``KEY=VALUE``; the value is read by the option's declaration (as a batch manifest
+    reads it), or as JSON when it can be (numbers, true/false) for a name no backend
+    declares (the dispatcher refuses it)."""
 
     name = "KEY=VALUE"
 
@@ -155,14 +172,24 @@ class KeyValue(click.ParamType):
         if isinstance(value, tuple):
             return value
         key, sep, raw = str(value).partition("=")
-        key = key.strip()
+        key = key.strip().replace("-", "_")
         if not sep or not _KEY.match(key):
             self.fail(f"{value!r} is not KEY=VALUE (example: --option gamma=5)", param, ctx)
+        option = declared_options().get(key)
         try:
-            parsed = json.loads(raw)
-        except ValueError:
-            parsed = raw
-        return key.replace("-", "_"), parsed
+            return key, parse_value(raw, option)
+        except InvalidParameterError:
+            self.fail(f"{key}={raw}: must be {option.requirement}", param, ctx)
+
+
+def flagged_options():
+    """The backend options with a flag of their own, in the order of the command line:
+    name -> the declaration that gives the flag's help and check (the common one when
+    there is one, :data:`~metricopt.solvers.core.options.COMMON`)."""
+    declared = declared_options()
+    names = [n for n in COMMON if n in declared] + [n for n in declared if n not in COMMON]
+    return {name: COMMON.get(name, declared[name]) for name in names
+            if declared[name].flag is not None}
 
 
 def _apply(fn, options):
@@ -216,58 +243,30 @@ def read_options(fn):
 
 
 def solver_options(fn, *, with_method=True):
-    """``--method --gamma --lambda --tol --gap-tol --max-iter --time-limit --threads --seed
-    --max-memory --checkpoint --resume --option``: forwarded only when set."""
+    """``--method``, the flags of the backend options that have one (``--gamma --lambda
+    --tol --gap-tol --max-iter --time-limit --threads --seed --max-memory --checkpoint
+    --checkpoint-every --resume --scheduler``) and ``--option KEY=VALUE`` for the others,
+    all from the backends' declarations: forwarded only when set."""
     opts = []
     if with_method:
         opts.append(click.option(
             "--method", type=click.Choice(["auto", *registered_solvers()], case_sensitive=False),
             default="auto", show_default=True,
             help="Backend; 'auto' picks one by size and structure (see 'metricopt solvers')."))
-    opts += [
-        click.option("--gamma", type=POSITIVE, default=None,
-                     help="QP regularisation gamma of the projection methods (V §4-6)."),
-        click.option("--lambda", "lam", type=POSITIVE, default=None,
-                     help="sc: QP weight of the non-edge pairs (projection methods; default 1/n)."),
-        click.option("--tol", type=POSITIVE, default=None,
-                     help="Primal feasibility tolerance (iterative backends)."),
-        click.option("--gap-tol", type=POSITIVE, default=None,
-                     help="Relative primal-dual gap tolerance (iterative backends)."),
-        click.option("--max-iter", type=click.IntRange(min=1), default=None,
-                     help="Iteration limit (passes, or lazy rounds)."),
-        click.option("--time-limit", type=POSITIVE, default=None,
-                     help="Wall-clock limit for the solve, in seconds: its setup, iterations "
-                          "and final certificate, which ends within max(1 s, 10%) after the "
-                          "limit (a weaker bound, still certified; the one-off loading of "
-                          "the kernels before it is not counted). Rounding and refinement "
-                          "have their own budget, --round-time-limit."),
-        click.option("--threads", type=click.IntRange(min=1, max=4096), default=None,
-                     help="Threads the backend may use."),
-        click.option("--seed", type=click.IntRange(min=0, max=MAX_SEED), default=None,
-                     help="Random seed, 0 to 2**63 - 1 (backend and rounding; default 0, so "
-                          "the same command gives the same answer); the report records it."),
-        click.option("--max-memory", type=ByteSize(), default=None,
-                     help="Memory allowance, e.g. 8G or 512M (default: what is available)."),
-        click.option("--checkpoint", type=click.Path(dir_okay=False), default=None,
-                     help="Save the backend's state to this file now and then (iterative backends)."),
-        click.option("--checkpoint-every", type=POSITIVE,
-                     default=None, metavar="SECONDS",
-                     help="Seconds between two checkpoints (with --checkpoint).  "
-                          "[default: 60]"),
-        click.option("--resume", type=click.Path(exists=True, dir_okay=False), default=None,
-                     help="Resume from a checkpoint file written by --checkpoint."),
-        click.option("--scheduler", default=None, metavar="ADDRESS",
-                     help="Dask scheduler (tcp://host:8786) that runs project-forget's "
-                          "shortest-path oracle on sparse signed or weighted graphs; the "
-                          "result is that of a local run."),
-        click.option("--option", "extra_options", type=KeyValue(), multiple=True,
-                     help="Backend option KEY=VALUE, repeatable (see 'metricopt solvers METHOD')."),
-    ]
+    flagged = flagged_options()
+    opts += [click.option(option.flag, name, type=OptionValue(option), default=None,
+                          help=option.doc) for name, option in flagged.items()]
+    others = [name for name in declared_options() if name not in flagged]
+    opts.append(click.option(
+        "--option", "extra_options", type=KeyValue(), multiple=True,
+        help=f"Backend option KEY=VALUE, repeatable: {', '.join(others)} (see 'metricopt "
+             f"solvers METHOD')."))
     return _apply(fn, opts)
 
 
 def rounding_options(fn):
-    """``--round --round-tries --refine --round-time-limit``; methods come from :data:`metricopt.rounding.METHODS`."""
+    """``--round --round-tries --refine --round-time-limit``; methods come from
+    :data:`metricopt.rounding.METHODS`."""
     names = list(dict.fromkeys(m for methods in ROUNDING_METHODS.values() for m in methods))
     per_kind = "; ".join(f"{k}: {', '.join(v)}" for k, v in ROUNDING_METHODS.items())
     return _apply(fn, [
@@ -358,22 +357,19 @@ def collect_read_options(opts):
 
 def collect_solver_options(opts):
     """Solver options the user set (named flags and ``--option KEY=VALUE``)."""
-    out = {name: opts[cli] for cli, name in _SOLVER_PARAMS.items() if opts.get(cli) is not None}
+    out = {name: opts[name] for name in flagged_options() if opts.get(name) is not None}
     for key, value in opts.get("extra_options") or ():
         if key in out:
-            flag = next((f"--{c.replace('_', '-')}" for c, n in _SOLVER_PARAMS.items() if n == key),
-                        f"--option {key}")
-            raise click.UsageError(f"option {key!r} given twice ({flag} and --option {key}=...)")
+            raise click.UsageError(f"option {key!r} given twice ({_flag(key)} and --option "
+                                   f"{key}=...)")
         out[key] = value
     return out
 
 
 def _flag(name):
     """The command-line spelling of solver option ``name``."""
-    for cli_name, opt_name in _SOLVER_PARAMS.items():
-        if opt_name == name:
-            return "--lambda" if cli_name == "lam" else f"--{cli_name.replace('_', '-')}"
-    return f"--option {name}"
+    option = flagged_options().get(name)
+    return option.flag if option is not None else f"--option {name}"
 
 
 def _given(ctx, name):
@@ -414,8 +410,6 @@ def check_applicable(ctx, kind, opts, *, bound_only):
         The command's parameters.
     bound_only : bool
     """
-    from ..solvers import get_solver, solver_option_names
-
     if opts.get("lam") is not None and kind != "sc":
         raise click.UsageError(f"--lambda applies to sc (sparsest cut) only, not to {kind}",
                                ctx)
@@ -437,11 +431,8 @@ def check_applicable(ctx, kind, opts, *, bound_only):
                                        f"one of: {', '.join(valid)}", ctx)
     options = collect_solver_options(opts)
     method = opts["method"].lower()
-    if method == "auto":
-        accepted, owner = solver_option_names(), "any method"
-    else:
-        accepted = set(get_solver(method).default_options()) - {"callback"}
-        owner = f"method {method!r}"
+    accepted = set(declared_options(method))
+    owner = "any method" if method == "auto" else f"method {method!r}"
     for name in options:
         if name not in accepted:
             raise click.UsageError(f"{_flag(name)} does not apply to {owner} (its options: "
@@ -473,7 +464,6 @@ def _check_values(ctx, method, options, via_option):
     """The backends' checks of the option values (:func:`metricopt.solvers.
     check_option_values`), reported against the flag that gave the value (``--option``
     for the names in ``via_option``)."""
-    from ..exceptions import InvalidParameterError
     from ..solvers import check_option_values
 
     try:

@@ -239,7 +239,8 @@ def _refine_text(rnd, lower_bound):
     text = (f"{info['method']}{tries}: {info['moves']} moves, {info['merges']} merges, "
             f"{_num(before, '.10g')} -> {_num(after, '.10g')}")
     if lower_bound is not None and before is not None and after is not None and float(lower_bound) > 0:
-        text += f" (ratio {float(before) / float(lower_bound):.6f} -> {float(after) / float(lower_bound):.6f})"
+        lb = float(lower_bound)
+        text += f" (ratio {float(before) / lb:.6f} -> {float(after) / lb:.6f})"
     return text + f", {info['stopped']}, {_num(info.get('seconds'), '.3f')} s"
 
 
@@ -247,10 +248,12 @@ def run_summary(report):
     """Summary table of a ``solve`` or ``bound`` run."""
     graph, problem, rnd = report["graph"], report["problem"], report.get("rounding")
     rows = [
-        ("graph", f"{graph['name']}: n={graph['n']}" + (f", m={graph['m']}" if graph.get("m") is not None else "")),
+        ("graph", f"{graph['name']}: n={graph['n']}"
+                  + (f", m={graph['m']}" if graph.get("m") is not None else "")),
         ("problem", f"{problem['kind']} ({problem['structure']}, {problem['objective']}), "
                     f"{problem['n_variables']} variables" + _relaxation_text(problem)),
-        ("method", report["method"] + (f"  (auto: {report['auto_reason']})" if report.get("auto_reason") else "")),
+        ("method", report["method"]
+                   + (f"  (auto: {report['auto_reason']})" if report.get("auto_reason") else "")),
         ("status", f"{report['status_name']}: {report['message']}"),
         ("LP value", _num(report.get("lp_value"), ".10g") + _below_bound_text(report)),
         ("lower bound", _num(report.get("lower_bound"), ".10g")),
@@ -272,7 +275,8 @@ def run_summary(report):
         ("iterations", _num(report.get("iterations"))),
         ("time", f"solve {_num(report.get('solve_seconds'), '.3f')} s, "
                  f"total {_num(report.get('total_seconds'), '.3f')} s"),
-        ("peak memory", format_bytes(report["peak_memory_bytes"]) if report.get("peak_memory_bytes") else None),
+        ("peak memory",
+         format_bytes(report["peak_memory_bytes"]) if report.get("peak_memory_bytes") else None),
         ("outputs", ", ".join(report["files"].values()) if report.get("files") else None),
     ]
     _console().print(_kv_table(None, rows))
@@ -289,6 +293,13 @@ def evaluation(result):
         ("objective", _num(result["objective"], ".10g")),
         ("lower bound", _num(result.get("lower_bound"), ".10g")),
     ]
+    editing = result.get("editing_bound")
+    if editing is not None:
+        rels = ", ".join(f"{k} {v}" for k, v in sorted(editing["relaxations"].items()))
+        rows.append(("editing bound", f"{editing['bound']} ({'optimum, ' if editing['exact'] else ''}"
+                                      f"components by relaxation: {rels}; "
+                                      f"{_num(editing['seconds'], '.1f')} s; "
+                                      f"{result.get('bound_source')} bound used)"))
     if result.get("lower_bound") is not None:
         rows.append(("certified ratio",
                      _ratio_text(result.get("approximation_ratio"), result["lower_bound"],
@@ -358,15 +369,19 @@ def solvers(rows):
 
 
 def solver_options(row):
-    """Options of one backend: default and one line of description (stdout)."""
+    """Options of one backend: default, what it accepts and one line of description
+    (stdout)."""
     table = Table(title=f"Options of {row['name']} (pass with --option KEY=VALUE or the named flags)",
                   title_justify="left")
     table.add_column("option", no_wrap=True)
     table.add_column("default")
+    table.add_column("values")
     table.add_column("description", overflow="fold")
     help_ = row.get("option_help") or {}
+    values = row.get("option_values") or {}
     for key, value in row["options"].items():
-        table.add_row(key, Text(repr(value)), Text(help_.get(key, "")))
+        table.add_row(key, Text(repr(value)), Text(values.get(key, "")),
+                      Text(help_.get(key, "")))
     console = output_console()
     console.print(Text(f"{row['name']}: {row['description']}"))
     console.print(table)

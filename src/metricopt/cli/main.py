@@ -18,8 +18,8 @@ import click
 from .. import _signals
 from .._choices import REFINE_METHODS
 from ..exceptions import ConvergenceWarning, MetricOptError
-from . import _render as render
 from ..solvers import registered_solvers
+from . import _render as render
 from ._options import (
     KINDS,
     ByteSize,
@@ -304,11 +304,18 @@ def bound(ctx, kind, graph, **opts):
               help="Write the refined clustering (cut) there, as clusters.csv (cut.csv).")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True,
               help="Seed of the refinement's node orders.")
+@click.option("--editing-bound", is_flag=True, default=False,
+              help="cc --weights unit: also compute the cluster-editing bound (exact search on "
+                   "small components, the triangle LP with 2-partition rows on the others) and "
+                   "certify with the larger bound.")
+@click.option("--editing-time-limit", type=Real(), default=None, metavar="SECONDS",
+              help="Seconds for each component's LP of --editing-bound.")
 @problem_options
 @read_options
 @click.option("--json", "as_json", is_flag=True, default=False,
               help="Print the evaluation as JSON on stdout.")
-def evaluate(kind, graph, file, lower_bound, report_path, as_json, refine, refined_out, seed, **opts):
+def evaluate(kind, graph, file, lower_bound, report_path, as_json, refine, refined_out, seed,
+             editing_bound, editing_time_limit, **opts):
     """Score a clustering or cut of GRAPH and, given a lower bound, its certified ratio.
 
     The file has one node per line: "node,cluster" CSV (as clusters.csv) or
@@ -332,6 +339,7 @@ def evaluate(kind, graph, file, lower_bound, report_path, as_json, refine, refin
             kind, opts, _pipeline().problem_parameters(kind)),
         read_options=collect_read_options(opts), lower_bound=lower_bound, report=report_path,
         refine=refine.lower(), seed=seed, refined_out=refined_out,
+        editing_bound=editing_bound, editing_time_limit=editing_time_limit,
     )
     render.evaluation(result)
     if as_json:
@@ -435,7 +443,8 @@ def check_metric(ctx, matrix, tol, top, repair, p, out, method, as_json):
 
         metricopt check-metric distances.npy --repair --p 2 -o nearest.npy
     """
-    from ..metric_check import check_metric as check, repair_metric
+    from ..metric_check import check_metric as check
+    from ..metric_check import repair_metric
 
     for given, flag in ((p is not None, "--p"), (out is not None, "-o/--out"),
                         (method.lower() != "auto", "--method")):

@@ -12,8 +12,9 @@ ignore weights). A matrix parser is called as ``parse(data, path)`` with the fil
 bytes and returns ``(values, labels)``.
 """
 
+import os
 from dataclasses import dataclass
-from typing import Callable
+from typing import Any, Callable
 
 from metricopt.io._edgelist import parse_edgelist
 from metricopt.io._gml import parse_gml
@@ -45,8 +46,8 @@ class Reader:
     """
 
     fmt: str
-    suffixes: tuple
-    parse: Callable
+    suffixes: tuple[str, ...]
+    parse: Callable[..., Any]
     binary: bool = False
     matrix: bool = False
 
@@ -85,7 +86,7 @@ READERS = {r.fmt: r for r in (
 _BY_SUFFIX = {suffix: r.fmt for r in READERS.values() for suffix in r.suffixes}
 
 
-def detect_format(path):
+def detect_format(path: "str | os.PathLike[str]") -> str:
     """The format of ``path`` from its suffix (``.gz`` removed); ``"edgelist"`` by default.
 
     Parameters

@@ -24,12 +24,17 @@ adjacency matrix or a pandas edge table, and :func:`read_dissimilarity` a numpy 
 matrix (square or condensed); see :mod:`metricopt.io._objects`.
 """
 
+from __future__ import annotations
+
+import os
 import warnings
+from typing import Any, cast
 
 import numpy as np
 
+from metricopt._choices import FORMATS
 from metricopt.exceptions import InvalidParameterError, MetricOptWarning
-from metricopt.graph import Dissimilarity, Graph
+from metricopt.graph import Dissimilarity, Graph, GraphSource
 from metricopt.io._matrix import make_dissimilarity
 from metricopt.io._names import find_named, known_names
 from metricopt.io._objects import (
@@ -50,15 +55,15 @@ from metricopt.io._source import (
     read_stdin,
     resolve_source,
 )
-from metricopt._choices import FORMATS
 
 __all__ = ["FORMATS", "read_graph", "read_dissimilarity", "read_input", "detect_format"]
 
 _MATRIX_FORMATS = tuple(fmt for fmt, reader in READERS.items() if reader.matrix)
 
 
-def read_graph(source, *, fmt=None, weighted=None, keep_all_components=False, name=None,
-               weight="weight"):
+def read_graph(source: GraphSource, *, fmt: str | None = None, weighted: bool | None = None,
+               keep_all_components: bool = False, name: str | None = None,
+               weight: str | None = "weight") -> Graph | Dissimilarity:
     """Read a graph (or a dense dissimilarity matrix) and make it simple.
 
     Parameters
@@ -171,7 +176,8 @@ def read_graph(source, *, fmt=None, weighted=None, keep_all_components=False, na
     )
 
 
-def read_dissimilarity(path, *, fmt=None, name=None):
+def read_dissimilarity(path: str | os.PathLike[str] | np.ndarray | Dissimilarity, *,
+                       fmt: str | None = None, name: str | None = None) -> Dissimilarity:
     """Read a dense dissimilarity matrix for metric nearness.
 
     Parameters
@@ -220,7 +226,8 @@ def read_dissimilarity(path, *, fmt=None, name=None):
     return _read_matrix(path, fmt, name or base_name(path))
 
 
-def read_input(source, kind=None, **read_options):
+def read_input(source: GraphSource, kind: str | None = None,
+               **read_options: Any) -> Graph | Dissimilarity:
     """The input of problem ``kind``: :func:`read_graph`, except for metric nearness
     given a dense numpy array, which is a distance matrix (:func:`read_dissimilarity`).
 
@@ -245,7 +252,7 @@ def read_input(source, kind=None, **read_options):
             raise InvalidParameterError(
                 "The 'fmt' parameter applies to files; it must be None for an array. "
                 f"Got {read_options['fmt']!r} instead.")
-        return read_dissimilarity(source, name=name)
+        return read_dissimilarity(cast(np.ndarray, source), name=name)
     return read_graph(source, **read_options)
 
 

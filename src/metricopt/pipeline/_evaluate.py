@@ -12,7 +12,8 @@ __all__ = ["evaluate_file"]
 
 
 def evaluate_file(source, kind, path, *, problem_params=None, read_options=None,
-                  lower_bound=None, report=None, refine="none", seed=None, refined_out=None):
+                  lower_bound=None, report=None, refine="none", seed=None, refined_out=None,
+                  editing_bound=False, editing_time_limit=None):
     """Score a clustering or cut file and, given a lower bound, certify its ratio.
 
     Parameters
@@ -38,6 +39,13 @@ def evaluate_file(source, kind, path, *, problem_params=None, read_options=None,
         Seeds the refinement's node orders.
     refined_out : str or os.PathLike or None
         Write the refined clustering (``node,cluster``) or cut (``node,in_cut``) here.
+    editing_bound : bool, default=False
+        ``cc`` with unit weights only: also compute the cluster-editing bound of
+        :func:`metricopt.solvers.editing_lp.cluster_editing_bound` (exact search on small
+        components, the triangle LP with 2-partition rows on the others) and certify with
+        the larger of it and ``lower_bound`` (both are certified lower bounds).
+    editing_time_limit : float or None
+        Seconds for each component's LP of the editing bound.
 
     Returns
     -------
@@ -46,7 +54,9 @@ def evaluate_file(source, kind, path, *, problem_params=None, read_options=None,
         ``approximation_ratio`` (null without a usable bound), ``scores`` (the
         objective and bound in the problem's other units, e.g. the modularity; null
         when it has none; see :func:`objective_scores`) and ``n_clusters``
-        (``cut_size``, the number of nodes in ``S``, for ``sc``).
+        (``cut_size``, the number of nodes in ``S``, for ``sc``); with ``editing_bound``,
+        ``editing_bound`` (its ``bound``, ``lp_value``, ``exact``, ``relaxations`` and
+        ``seconds``) and ``bound_source`` (``"editing"`` or ``"given"``).
     """
     from ..io import read_input
     from ..problems import build_problem
@@ -84,6 +94,8 @@ def evaluate_file(source, kind, path, *, problem_params=None, read_options=None,
         out["n_clusters"] = int(labels.max()) + 1 if labels.size else 0
     if lower_bound is not None and not np.isfinite(float(lower_bound)):
         raise InvalidParameterError(f"the lower bound {lower_bound!r} is not a finite number")
+    if editing_bound:
+        lower_bound = _editing_section(out, problem, data, lower_bound, editing_time_limit)
     if bound_exceeds(objective, lower_bound):
         warnings.warn(f"the given lower bound {float(lower_bound):.10g} exceeds this "
                       f"{'cut' if kind == 'sc' else 'clustering'}'s objective "
@@ -97,6 +109,22 @@ def evaluate_file(source, kind, path, *, problem_params=None, read_options=None,
         out["refined"] = _refined_section(problem, in_cut if kind == "sc" else labels, seed,
                                           lower_bound, refined_out)
     return to_jsonable(out)
+
+
+def _editing_section(out, problem, data, lower_bound, time_limit):
+    """Add the cluster-editing bound to ``out``; return the bound to certify with."""
+    from ..solvers.editing_lp import cluster_editing_bound
+
+    if problem.kind != "cc" or problem.params.get("weights") != "unit":
+        raise InvalidParameterError("the editing bound is for cc with unit weights (cluster editing)")
+    res = cluster_editing_bound(data.n, data.edges, time_limit=time_limit)
+    out["editing_bound"] = {"bound": res.bound, "lp_value": res.lp_value, "exact": res.exact,
+                            "relaxations": dict(res.relaxations), "seconds": res.seconds}
+    if lower_bound is None or res.bound >= float(lower_bound):
+        out["bound_source"] = "editing"
+        return float(res.bound)
+    out["bound_source"] = "given"
+    return lower_bound
 
 
 def _refined_section(problem, answer, seed, lower_bound, refined_out):

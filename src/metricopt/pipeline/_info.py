@@ -15,26 +15,9 @@ def _load_solver(name):
         return None, f"cannot be imported ({exc})"
 
 
-def _resolve(module, dotted):
-    """The callable a docstring reference names inside ``module``, or None.
-
-    Only names of the module itself are followed (``solve_dykstra``,
-    ``HighsSolver.run``): nothing is imported, so listing options stays quick.
-    """
-    obj = module
-    for part in dotted.split("."):
-        obj = getattr(obj, part, None)
-        if obj is None:
-            return None
-    return obj if callable(obj) else None
-
-
 def option_help(solver):
-    """One line about each option of a backend, from its numpydoc docstrings.
-
-    The options are documented once, in the Parameters section of the backend's
-    ``run`` method or of a function of its module that the docstring refers to
-    (``see :func:`solve_dykstra```); the first such description of each option is used.
+    """One line about each option of a backend, from its declarations
+    (:attr:`~metricopt.solvers.Solver.options`, :mod:`metricopt.solvers.core.options`).
 
     Parameters
     ----------
@@ -43,26 +26,15 @@ def option_help(solver):
     Returns
     -------
     dict
-        Option name -> the first sentence of its description (``""`` when none of
-        these docstrings describes it).
+        Option name -> its one-line description, hidden options (``callback``) left out.
     """
-    import sys
+    return {o.name: o.doc for o in solver.options if not o.hidden}
 
-    from .._docstrings import first_sentence, parameter_docs, referenced_functions
 
-    run = type(solver).run
-    module = sys.modules[type(solver).__module__]
-    names = [k for k in solver.default_options() if k != "callback"]
-    found = {}
-    for ref in [None, *referenced_functions(run)]:
-        source = run if ref is None else _resolve(module, ref)
-        docs = parameter_docs(source) if source is not None else {}
-        for name in names:
-            if not found.get(name) and docs.get(name, ("", ""))[1]:
-                found[name] = first_sentence(docs[name][1])
-        if all(found.get(name) for name in names):
-            break
-    return {name: found.get(name, "") for name in names}
+def option_values(solver):
+    """What each option of a backend accepts, in words (``"a float > 0"``), hidden
+    options left out."""
+    return {o.name: o.requirement for o in solver.options if not o.hidden}
 
 
 def solver_table():
@@ -72,8 +44,9 @@ def solver_table():
     -------
     list of dict
         ``name``, ``available``, ``exact``, ``description``, ``structures``,
-        ``objectives``, ``options`` (name -> default) and ``option_help`` (name -> one
-        line from the backend's docstring, see :func:`option_help`).
+        ``objectives``, ``options`` (name -> default), ``option_help`` (name -> one
+        line, see :func:`option_help`) and ``option_values`` (name -> what it accepts),
+        all from the backend's declarations.
     """
     from ..solvers import registered_solvers
 
@@ -83,9 +56,10 @@ def solver_table():
         if solver is None:
             rows.append({"name": name, "available": False, "exact": None,
                          "description": error, "structures": [], "objectives": [], "options": {},
-                         "option_help": {}})
+                         "option_help": {}, "option_values": {}})
             continue
-        options = {k: v for k, v in solver.default_options().items() if k != "callback"}
+        hidden = {o.name for o in solver.options if o.hidden}
+        options = {k: v for k, v in solver.default_options().items() if k not in hidden}
         rows.append({
             "name": name,
             "available": bool(solver.is_available()),
@@ -95,6 +69,7 @@ def solver_table():
             "objectives": list(solver.objectives),
             "options": to_jsonable(options),
             "option_help": option_help(solver),
+            "option_values": option_values(solver),
         })
     return rows
 

@@ -9,6 +9,7 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from .._signals import interrupt_cause, interrupted_by
 from ..exceptions import InvalidParameterError
@@ -22,8 +23,14 @@ from ..io.reports import (
     write_solution_npz,
 )
 from ..result import Status
-from ..solvers._core import CheckpointNotWritten
+from ..solvers.core.loop import CheckpointNotWritten
 from ._report import _build_report
+
+if TYPE_CHECKING:
+    from ..graph import Dissimilarity, Graph
+    from ..problems import MetricProblem
+    from ..result import SolveResult
+    from ..rounding import Rounding
 
 __all__ = ["RunOutcome", "run", "check_run_arguments"]
 
@@ -49,22 +56,22 @@ class RunOutcome:
         Output kind -> path of each file written.
     """
 
-    report: dict
-    data: object
-    problem: object
-    result: object
-    rounding: object = None
+    report: dict[str, Any]
+    data: "Graph | Dissimilarity"
+    problem: "MetricProblem"
+    result: "SolveResult"
+    rounding: "Rounding | None" = None
     out: Path | None = None
-    files: dict = field(default_factory=dict)
+    files: dict[str, Path] = field(default_factory=dict)
 
     @property
-    def summary(self):
+    def summary(self) -> dict[str, Any]:
         """The report without the fields in :data:`~metricopt.io.reports.SUMMARY_OMIT`,
         as plain JSON types (:func:`~metricopt.io.reports.report_summary`)."""
         return report_summary(self.report)
 
     @property
-    def interrupted(self):
+    def interrupted(self) -> bool:
         """True when the solve was stopped by the user."""
         return self.result.get("status") == Status.INTERRUPTED
 
@@ -113,10 +120,12 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
     rounding : dict or None
         Keys ``method`` (default ``"auto"``), ``n_tries`` (default 20), ``seed``
         (default: the solver's ``seed`` option, else 0, so that the same call gives the
-        same clustering; the report records it), ``refine`` (default ``"auto"``) and ``time_limit`` (seconds for the
-        rounding and its refinement; default: the solver's ``time_limit`` option, else
-        none; see :func:`metricopt.rounding.round_solution`). With ``method="leiden"`` the answer is Leiden's clustering and the LP
-        roundings of ``"auto"`` run too, for comparison (``per_method`` in the report).
+        same clustering; the report records it), ``refine`` (default ``"auto"``) and
+        ``time_limit`` (seconds for the rounding and its refinement; default: the
+        solver's ``time_limit`` option, else none; see
+        :func:`metricopt.rounding.round_solution`). With ``method="leiden"`` the answer is
+        Leiden's clustering and the LP roundings of ``"auto"`` run too, for comparison
+        (``per_method`` in the report).
     out : str or os.PathLike or None
         Directory for ``report.json``, ``iterations.csv``, ``clusters.csv`` or
         ``cut.csv``, and ``solution.npz``; created if needed. The run claims it (a lock
@@ -157,7 +166,7 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
     """
     from ..io import read_input
     from ..problems import build_problem
-    from ..solvers import applicable_options, solve
+    from ..solvers import applicable_options, resolve_method, solve
 
     start = time.perf_counter()
     stage = on_stage or (lambda name, info: None)
@@ -186,22 +195,24 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
                 stage("read", data)
                 problem = build_problem(kind, data, **dict(problem_params or {}))
                 stage("build", problem)
-                name, reason, solver = _resolve_method(method, problem, solver_options)
+                choice = resolve_method(problem, method, solver_options)
+                solver, reason = choice
+                name = solver.name
                 solver_options = applicable_options(solver, solver_options,
                                                     chosen_by_auto=reason is not None)
                 stage("solve", {"method": name, "auto_reason": reason})
                 accepts = "callback" in solver.default_options()
                 try:
                     stage("compile", {"method": name})  # a signal from here on: a report
-                    result = solve(problem, name, callback=callback if accepts else None,
+                    result = solve(problem, choice, callback=callback if accepts else None,
                                    **solver_options)
                 except Exception as exc:
                     _reraise_unless_interrupt(exc)
                     result = _interrupted_result(name, solver_options, interrupt_cause(exc))
                 except KeyboardInterrupt as exc:  # the warm-up, or a backend without a loop
                     result = _interrupted_result(name, solver_options, exc)
-                if reason is not None:
-                    result["auto_reason"] = reason
+                if reason is not None:  # an interrupted result: solve() set it otherwise
+                    result.setdefault("auto_reason", reason)
                 rounded = None
                 if _should_round(kind, result, bound_only):
                     stage("round", dict(round_opts))
@@ -272,30 +283,18 @@ def check_run_arguments(kind, method, solver_options, round_method=None, *,
     InvalidParameterError
         An unknown problem kind or method, an option the explicitly chosen backend (or,
         for ``auto``, every backend) does not accept, an option value a backend refuses
-        (:func:`metricopt.solvers.check_option_values`; ``parameter`` names it), the
+        (:func:`metricopt.solvers.check_solver_options`; ``parameter`` names it), the
         open-wedge relaxation with weights or a method it does not go with, or a
         rounding method that does not apply to ``kind``.
     """
     from ..problems import BUILDERS
     from ..rounding import METHODS as ROUNDING_METHODS
-    from ..solvers import (
-        applicable_options,
-        check_option_values,
-        get_solver,
-        solver_option_names,
-    )
+    from ..solvers import check_solver_options
 
     if kind not in BUILDERS:
         raise InvalidParameterError(f"Unknown problem {kind!r}; choose one of: "
                                     f"{', '.join(BUILDERS)}")
-    if method is None or (isinstance(method, str) and method.lower() == "auto"):
-        unknown = sorted(set(solver_options) - solver_option_names())
-        if unknown:
-            raise InvalidParameterError(f"Unknown option(s) for every method: "
-                                        f"{', '.join(unknown)}")
-    else:
-        applicable_options(get_solver(method), solver_options)
-    check_option_values(method, solver_options)
+    check_solver_options(method, solver_options)
     _check_relaxation(method, problem_params or {})
     if round_method is not None and kind != "mn":
         valid = ("auto", *ROUNDING_METHODS[kind])
@@ -439,16 +438,6 @@ def _prepare_out(out):
             f"cannot create output directory {out}: {exc.strerror or exc}"
         ) from None
     return out
-
-
-def _resolve_method(method, problem, options):
-    from ..solvers import choose_method, get_solver
-
-    reason = None
-    if method is None or (isinstance(method, str) and method.lower() == "auto"):
-        method, reason = choose_method(problem, max_memory=options.get("max_memory"))
-    solver = get_solver(method)
-    return solver.name, reason, solver
 
 
 def _should_round(kind, result, bound_only):

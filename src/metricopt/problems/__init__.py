@@ -5,10 +5,11 @@ description of its constraint families) that any backend can solve.
 """
 
 import warnings
+from typing import Any
 
 from .._choices import PROBLEM_KINDS, STRUCTURES
 from ..exceptions import InvalidParameterError, MetricOptWarning
-from ..graph import Dissimilarity, Graph
+from ..graph import Dissimilarity, Graph, GraphSource
 from ._base import MetricProblem
 from ._pairs import n_pairs, pair_index
 from .cluster_deletion import cluster_deletion
@@ -38,7 +39,7 @@ BUILDERS = {
 }
 
 
-def build_problem(kind, data, **params):
+def build_problem(kind: str, data: GraphSource, **params: Any) -> MetricProblem:
     """Build the relaxation ``kind`` of a graph or dissimilarity matrix.
 
     Parameters

@@ -55,9 +55,12 @@ def check_real(value, name, caller, *, low=None, high=None, low_open=False, high
     if not ok:
         lo = "-inf" if low is None else f"{low:g}"
         hi = "inf" if high is None else f"{high:g}"
-        interval = f"{'(' if low_open or low is None else '['}{lo}, {hi}{')' if high_open or high is None else ']'}"
+        left = "(" if low_open or low is None else "["
+        right = ")" if high_open or high is None else "]"
+        interval = f"{left}{lo}, {hi}{right}"
         raise InvalidParameterError(
-            f"The {name!r} parameter of {caller} must be a float in the range {interval}. Got {value!r} instead."
+            f"The {name!r} parameter of {caller} must be a float in the range {interval}. "
+            f"Got {value!r} instead."
         )
     return float(value)
 

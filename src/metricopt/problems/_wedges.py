@@ -3,7 +3,8 @@
 import numba
 import numpy as np
 
-__all__ = ["triangles_and_wedges", "csr_triangles", "csr_triangle_count", "open_wedge_count", "open_wedge_rows"]
+__all__ = ["triangles_and_wedges", "csr_triangles", "csr_triangle_count", "open_wedge_count",
+           "open_wedge_rows"]
 
 
 @numba.njit(cache=True)

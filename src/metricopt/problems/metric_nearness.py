@@ -91,7 +91,8 @@ def metric_nearness(data, *, p=2, source="auto", delta=0.05, epsilon=0.01, max_m
         if data.weights is None:
             raise InputError("source='weighted' needs a weighted edge list (u v weight)")
         if np.any(data.weights < 0):
-            raise InputError(f"{data.name}: metric nearness needs non-negative edge weights (dissimilarities)")
+            raise InputError(
+                f"{data.name}: metric nearness needs non-negative edge weights (dissimilarities)")
         return MetricProblem(
             kind="mn", n=data.n, labels=data.labels, structure="sparse", objective=objective,
             weights=np.ones(data.m), target=data.weights.copy(), lower=0.0, upper=np.inf,

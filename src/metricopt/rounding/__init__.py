@@ -20,7 +20,11 @@ move is made only when it lowers the objective. ``refine="none"`` turns it off.
 Metric nearness has no rounding: its answer is the metric itself.
 """
 
+from __future__ import annotations
+
 import time
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -46,7 +50,7 @@ from .objectives import (
     find_non_clique,
     sc_edges,
 )
-from .pivot import THRESHOLD, kwikcluster, lp_pivot, pivot_runner, sign_values, threshold_pivot
+from .pivot import THRESHOLD, lp_pivot, pivot_runner, sign_values, threshold_pivot
 from .refine import (
     REFINE_CANDIDATES,
     Refinement,
@@ -58,6 +62,9 @@ from .refine import (
 )
 from .region_growing import region_growing, region_runner
 from .sweep import sc_adjacency, spectral_cut, sweep_cut, sweep_from_x
+
+if TYPE_CHECKING:
+    from ..problems import MetricProblem
 
 __all__ = [
     "Rounding",
@@ -108,9 +115,13 @@ def _check_n_tries(n_tries):
 
 
 @for_kinds("cc", "sc", "cd")
-def round_solution(problem, x, *, method="auto", n_tries=20, seed=None, compare=None,
-                   refine="auto", refine_candidates=REFINE_CANDIDATES, refine_time_limit=None,
-                   time_limit=None):
+def round_solution(problem: MetricProblem, x: np.ndarray | Mapping[str, Any] | None, *,
+                   method: str = "auto", n_tries: int = 20,
+                   seed: int | np.random.SeedSequence | np.random.Generator | None = None,
+                   compare: str | None = None, refine: str = "auto",
+                   refine_candidates: int = REFINE_CANDIDATES,
+                   refine_time_limit: float | None = None,
+                   time_limit: float | None = None) -> Rounding:
     """Round a relaxation's solution into a clustering (cc, cd) or a cut (sc).
 
     Parameters
@@ -166,10 +177,11 @@ def round_solution(problem, x, *, method="auto", n_tries=20, seed=None, compare=
     -------
     Rounding
         Fields ``kind, method, objective, labels, n_clusters, n_tries, seed,
-        per_method, refine, elapsed`` (and ``tries_run`` with a ``time_limit``); ``sc`` adds ``in_cut, cut_edges, side_sizes``
-        and ``cd`` adds ``n_repaired``. ``objective`` equals :func:`evaluate` of the
-        answer (after refinement); ``refine["objective_before"]`` is the rounding's and
-        ``per_method`` holds the roundings' own objectives.
+        per_method, refine, elapsed`` (and ``tries_run`` with a ``time_limit``); ``sc``
+        adds ``in_cut, cut_edges, side_sizes`` and ``cd`` adds ``n_repaired``.
+        ``objective`` equals :func:`evaluate` of the answer (after refinement);
+        ``refine["objective_before"]`` is the rounding's and ``per_method`` holds the
+        roundings' own objectives.
 
     Raises
     ------
@@ -270,6 +282,43 @@ def round_solution(problem, x, *, method="auto", n_tries=20, seed=None, compare=
                           candidates=None if kind == "sc" else candidates)
     out["elapsed"] = time.perf_counter() - start
     return out
+
+
+@for_kinds("cc")
+def kwikcluster(problem, seed=None, *, n_tries=1):
+    """KwikCluster: pivot on the signs of the pairs, without any relaxation.
+
+    Parameters
+    ----------
+    problem : MetricProblem
+        Of kind ``"cc"``.
+    seed : int, SeedSequence, Generator or None
+        Source of the pivot orders.
+    n_tries : int, default=1
+        Independent pivot orders; the cheapest clustering is kept.
+
+    Returns
+    -------
+    Rounding
+        With ``method="kwikcluster"``; see :func:`metricopt.rounding.round_solution`.
+
+    Notes
+    -----
+    An expected 3-approximation on complete unweighted graphs (Ailon, Charikar & Newman
+    2008; :mod:`.pivot`); a baseline for the LP roundings elsewhere.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from metricopt.problems import MetricProblem
+    >>> p = MetricProblem(kind="cc", n=3, labels=np.arange(3), structure="dense",
+    ...                   objective="l1", weights=np.ones(3), target=np.array([0., 1., 1.]),
+    ...                   lower=0.0, upper=1.0)
+    >>> kwikcluster(p, seed=0).labels.tolist()
+    [0, 0, 1]
+    """
+    return round_solution(problem, None, method="kwikcluster", n_tries=n_tries, seed=seed,
+                          refine="none")
 
 
 def _runners(problem, x, method):

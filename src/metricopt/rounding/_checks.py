@@ -2,6 +2,7 @@
 
 import functools
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
@@ -53,14 +54,13 @@ class Rounding(RichResult):
         ``sc`` only: ``(|S|, n - |S|)``.
     n_tries : int
         Tries per randomised method.
+    tries_run : int
+        With a ``time_limit`` only: the tries made.
     seed : int
         Entropy of the :class:`numpy.random.SeedSequence` the tries were drawn from;
         passing it back as ``seed`` reproduces the rounding exactly.
     per_method : dict
         Best objective of every method tried.
-    lp_objective : float
-        Objective of the rounded ``x`` in the relaxation (a lower bound on the optimum
-        only if ``x`` is optimal for it).
     refine : dict
         The local search run on the kept answer (:mod:`metricopt.rounding.refine`):
         ``method`` (``"local"`` or ``"none"``), ``objective_before`` (the rounding's
@@ -71,6 +71,22 @@ class Rounding(RichResult):
     elapsed : float
         Wall-clock seconds.
     """
+
+    kind: str
+    method: str
+    objective: float
+    labels: np.ndarray
+    n_clusters: int
+    in_cut: np.ndarray
+    cut_edges: int
+    side_sizes: tuple[int, int]
+    n_tries: int
+    tries_run: int
+    seed: int
+    per_method: dict[str, float]
+    refine: dict[str, Any]
+    n_repaired: int
+    elapsed: float
 
 
 # ---------------------------------------------------------------------- partitions

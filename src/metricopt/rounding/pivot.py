@@ -8,7 +8,8 @@ it a cluster made of ``p`` and some unclustered nodes ``j``:
   clipped to [0, 1]) [1]_;
 * threshold pivot: ``j`` joins when ``x_pj < 1/3`` (deterministic given the order) [2]_;
 * KwikCluster: ``j`` joins when the pair is similar (``d_pj = 0``, ``w_pj > 0``); no
-  LP is needed [1]_.
+  LP is needed [1]_. Its entry point, :func:`metricopt.rounding.kwikcluster`, is
+  ``round_solution(method="kwikcluster")`` and sits with it.
 
 For a sparse problem (variables on the graph's pairs only) a pair without a variable
 counts as ``x = 1`` (and as dissimilar for KwikCluster), so the pivot only ever joins
@@ -29,7 +30,7 @@ import numpy as np
 from . import _kernels as _k
 from ._checks import canonical_labels, check_x, csr_from_pairs, for_kinds, seed_entropy, try_seeds
 
-__all__ = ["lp_pivot", "threshold_pivot", "kwikcluster", "THRESHOLD"]
+__all__ = ["lp_pivot", "threshold_pivot", "THRESHOLD"]
 
 #: Inclusion threshold of the threshold pivot.
 THRESHOLD = 1.0 / 3.0
@@ -106,42 +107,3 @@ def threshold_pivot(problem, x, *, seed=None):
     labels : ndarray of shape (n,), int64
     """
     return _one_try(problem, check_x(problem, x), THRESHOLD, "threshold", seed)
-
-
-@for_kinds("cc")
-def kwikcluster(problem, seed=None, *, n_tries=1):
-    """KwikCluster: pivot on the signs of the pairs, without any relaxation.
-
-    Parameters
-    ----------
-    problem : MetricProblem
-        Of kind ``"cc"``.
-    seed : int, SeedSequence, Generator or None
-        Source of the pivot orders.
-    n_tries : int, default=1
-        Independent pivot orders; the cheapest clustering is kept.
-
-    Returns
-    -------
-    Rounding
-        With ``method="kwikcluster"``; see :func:`metricopt.rounding.round_solution`.
-
-    Notes
-    -----
-    An expected 3-approximation on complete unweighted graphs [1]_; a baseline for the
-    LP roundings elsewhere.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from metricopt.problems import MetricProblem
-    >>> p = MetricProblem(kind="cc", n=3, labels=np.arange(3), structure="dense",
-    ...                   objective="l1", weights=np.ones(3), target=np.array([0., 1., 1.]),
-    ...                   lower=0.0, upper=1.0)
-    >>> kwikcluster(p, seed=0).labels.tolist()
-    [0, 0, 1]
-    """
-    from . import round_solution
-
-    return round_solution(problem, None, method="kwikcluster", n_tries=n_tries, seed=seed,
-                          refine="none")

@@ -10,6 +10,7 @@
 import importlib
 import time
 import warnings
+from typing import TYPE_CHECKING, Any, Callable
 
 import numpy as np
 
@@ -20,23 +21,28 @@ from ..exceptions import (
     UnsupportedProblemError,
 )
 from ..result import STATUS_MESSAGES, SolveResult, Status
-from ._base import Solver
+from ._base import Solver, set_registry
+from .core.loop import finish_allowance
+from .core.result import complete
 
-__all__ = ["solve", "get_solver", "available_solvers", "registered_solvers", "choose_method",
-           "applicable_options", "check_option_values", "solver_option_names", "Solver",
-           "SOLVER_SPECS"]
+if TYPE_CHECKING:
+    from ..problems import MetricProblem
+
+__all__ = ["solve", "resolve_method", "MethodChoice", "get_solver", "available_solvers",
+           "registered_solvers", "choose_method", "applicable_options", "check_option_values",
+           "check_solver_options", "declared_options", "solver_option_names", "Solver", "SOLVER_SPECS"]
 
 #: Backends in preference order: name -> (module, class). Imported on first use so that
 #: listing the solvers does not import numba kernels or native libraries.
 SOLVER_SPECS = {
     "highs": ("metricopt.solvers.highs", "HighsSolver"),
-    "highs-lazy": ("metricopt.solvers.highs", "HighsLazySolver"),
+    "highs-lazy": ("metricopt.solvers.highs_lazy", "HighsLazySolver"),
     "dykstra": ("metricopt.solvers.dykstra", "DykstraSolver"),
     "project-forget": ("metricopt.solvers.project_forget", "ProjectForgetSolver"),
     "lighttouch": ("metricopt.solvers.lighttouch", "LightTouchSolver"),
 }
 
-_INSTANCES = {}
+_INSTANCES: dict[str, Solver] = {}
 
 
 def registered_solvers():
@@ -62,6 +68,9 @@ def get_solver(method):
         module, cls = SOLVER_SPECS[name]
         _INSTANCES[name] = getattr(importlib.import_module(module), cls)()
     return _INSTANCES[name]
+
+
+set_registry(get_solver)
 
 
 def available_solvers():
@@ -132,7 +141,7 @@ def choose_method(problem, *, max_memory=None):
     what = "constraints"
     if ncons is None and problem.structure == "sparse":
         # highs solves MET(G) as the same LP on K_n: as small as a dense one of that size
-        from ._lp_matrix import model_size
+        from .core.lp_matrix import model_size
 
         ncons = model_size(problem)["rows"]
         what = f"triangle rows of MET(G) embedded in K_{problem.n}"
@@ -146,7 +155,7 @@ def choose_method(problem, *, max_memory=None):
         return "project-forget", ("cycle inequalities of MET(G): shortest-path separation with "
                                   "an active list, memory linear in the number of edges")
     if problem.structure == "dense" and problem.objective != "l2":
-        from .dykstra import dense_duals_fit
+        from .core.memory import dense_duals_fit
 
         if not dense_duals_fit(problem.n) and _cluster_editing(problem):
             lazy = get_solver("highs-lazy").estimate_memory(problem)
@@ -185,13 +194,39 @@ def _cluster_editing(problem):
     return bool(w.size and np.all(w == w[0]) and np.all((d == 0.0) | (d == 1.0)))
 
 
+def _is_auto(method):
+    return method is None or (isinstance(method, str) and method.lower() == "auto")
+
+
+def declared_options(method=None):
+    """The declarations of the options the command line and manifests may give.
+
+    Parameters
+    ----------
+    method : str, Solver or None
+        A backend: its options; ``None`` or ``"auto"``: every backend's, each name with
+        the declaration of the first backend (in preference order) that has it.
+
+    Returns
+    -------
+    dict
+        Option name -> :class:`~metricopt.solvers.core.options.Option`, hidden ones
+        (``callback``) left out.
+    """
+    solvers = [get_solver(name) for name in SOLVER_SPECS] if _is_auto(method) \
+        else [get_solver(method)]
+    found = {}
+    for solver in solvers:
+        for option in solver.options:
+            if not option.hidden:
+                found.setdefault(option.name, option)
+    return found
+
+
 def solver_option_names():
-    """Every option name some registered backend accepts (callback excluded)."""
-    names = set()
-    for name in SOLVER_SPECS:
-        names.update(get_solver(name).default_options())
-    names.discard("callback")
-    return names
+    """Every option name some registered backend accepts (hidden ones, such as
+    ``callback``, excluded)."""
+    return set(declared_options())
 
 
 def check_option_values(method, options):
@@ -212,10 +247,8 @@ def check_option_values(method, options):
         Its ``parameter`` names the first option whose value is refused.
     """
     options = {k: v for k, v in options.items() if k != "callback"}
-    if method is not None and not (isinstance(method, str) and method.lower() == "auto"):
-        solver = get_solver(method)
-        solver.check_options({k: v for k, v in options.items()
-                              if k in solver.default_options()})
+    if not _is_auto(method):
+        get_solver(method).check_options(options)
         return
     for name, value in options.items():
         for backend in SOLVER_SPECS:
@@ -270,16 +303,77 @@ def applicable_options(solver, options, *, chosen_by_auto=False):
     return dict(options)
 
 
-def solve(problem, method=None, *, callback=None, warm_up=True, **options):
+def check_solver_options(method, options):
+    """Check the names and values of ``options`` for ``method`` before any input is read.
+
+    An explicit backend must accept every name (:func:`applicable_options`); with
+    ``"auto"`` each must be an option of some backend. The values are checked by
+    :func:`check_option_values`.
+
+    Raises
+    ------
+    InvalidParameterError
+    """
+    if _is_auto(method):
+        unknown = sorted(set(options) - solver_option_names() - {"callback"})
+        if unknown:
+            raise InvalidParameterError(f"Unknown option(s) for every method: "
+                                        f"{', '.join(unknown)}")
+    else:
+        applicable_options(get_solver(method), options)
+    check_option_values(method, options)
+
+
+class MethodChoice(tuple):
+    """``(solver, reason)``: the backend :func:`resolve_method` chose and why (``reason``
+    None for a backend named by the caller). Passed as ``method`` to :func:`solve`, it is
+    used as is, so that a caller that announces the choice first (the pipeline's
+    progress) does not choose again."""
+
+    __slots__ = ()
+
+    def __new__(cls, solver, reason):
+        return super().__new__(cls, (solver, reason))
+
+
+def resolve_method(problem, method, options=None):
+    """The backend that solves ``problem`` for ``method``, and why.
+
+    Parameters
+    ----------
+    problem : MetricProblem
+    method : str, Solver, MethodChoice or None
+        A registered name, ``"auto"`` / None (:func:`choose_method`), a backend, or an
+        earlier choice.
+    options : dict or None
+        The run's options (``max_memory`` bounds the choice).
+
+    Returns
+    -------
+    MethodChoice
+    """
+    if isinstance(method, MethodChoice):
+        return method
+    reason = None
+    if method is None or (isinstance(method, str) and method.lower() == "auto"):
+        method, reason = choose_method(problem, max_memory=(options or {}).get("max_memory"))
+    return MethodChoice(get_solver(method), reason)
+
+
+def solve(problem: "MetricProblem", method: "str | Solver | None" = None, *,
+          callback: "Callable[[dict[str, Any]], object] | None" = None, warm_up: bool = True,
+          **options: Any) -> SolveResult:
     """Solve a metric-constrained relaxation.
 
     Parameters
     ----------
     problem : MetricProblem
         From :func:`metricopt.build_problem`.
-    method : str, Solver or None
+    method : str, Solver, MethodChoice or None
         A registered backend (see :func:`registered_solvers`), ``"auto"``/``None`` to pick
-        one from the problem's size and structure, or a :class:`Solver` instance.
+        one from the problem's size and structure (the reason is the result's
+        ``auto_reason``), a :class:`Solver` instance, or a choice made earlier by
+        :func:`resolve_method`.
     callback : callable or None
         Called with each iteration record (a dict) as the backend progresses.
     warm_up : bool, default=True
@@ -299,10 +393,7 @@ def solve(problem, method=None, *, callback=None, warm_up=True, **options):
     from ..problems._checks import check_problem
 
     check_problem(problem, "solve")
-    reason = None
-    if method is None or (isinstance(method, str) and method.lower() == "auto"):
-        method, reason = choose_method(problem, max_memory=options.get("max_memory"))
-    solver = get_solver(method)
+    solver, reason = resolve_method(problem, method, options)
     if not solver.is_available():
         mods = ", ".join(solver.REQUIRED_MODULES)
         raise SolverNotAvailableError(
@@ -333,12 +424,17 @@ def solve(problem, method=None, *, callback=None, warm_up=True, **options):
     raw = solver.run(problem, **options)
     elapsed = time.perf_counter() - start
 
+    merged = {k: v for k, v in accepted.items() if k != "callback"}
+    merged.update({k: v for k, v in options.items() if k != "callback"})
     res = SolveResult()
     res.update(raw)
     res.setdefault("status", Status.OPTIMAL)
+    res.setdefault("message", STATUS_MESSAGES.get(res["status"], ""))
+    # the objective, the settled bound, the gap and the optimal decision: once, here
+    complete(problem, res, backend=solver.name, tol=merged.get("tol"),
+             gap_tol=merged.get("gap_tol"), stacklevel=3)
     res["success"] = res["status"] == Status.OPTIMAL
     res["status_name"] = Status.NAMES.get(res["status"], str(res["status"]))
-    res.setdefault("message", STATUS_MESSAGES.get(res["status"], ""))
     res["method"] = solver.name
     res.setdefault("elapsed", elapsed)
     res["compile_seconds"] = compile_seconds
@@ -350,61 +446,11 @@ def solve(problem, method=None, *, callback=None, warm_up=True, **options):
     if earlier:  # a resumed run's records continue the interrupted one's
         res["history"] = earlier + res["history"]
     res.setdefault("nit", len(res["history"]))
-    if "x" in res and res["x"] is not None and "max_violation" not in res:
-        res["max_violation"] = problem.max_violation(res["x"])
-    if "x" in res and res["x"] is not None and "fun" not in res:
-        res["fun"] = problem.objective_value(res["x"])
-    merged = {k: v for k, v in accepted.items() if k != "callback"}
-    merged.update({k: v for k, v in options.items() if k != "callback"})
     res["options"] = merged
     if reason is not None:
         res["auto_reason"] = reason
-    _settle_result(res, problem)
-    _hold_to_contract(res)
     _note_overrun(res, options.get("time_limit"), elapsed)
     return res
-
-
-def _settle_result(res, problem):
-    """The reported bound, gap and LP ratio, decided once for every backend: the bound
-    settled by :func:`._settle.settle_bound` (raised to the objective's floor, lowered
-    to ``fun`` within round-off; a note in ``bound_details["settled"]`` and
-    ``bound_settled``), then the certified gap and ``lp_approx_ratio`` of that bound;
-    ``certificate_stopped`` when the certificate ended at the time limit's allowance."""
-    from ._core import GAP_FLOOR, lp_gap, objective_scale
-    from ._settle import settle_bound
-
-    fun, bound = res.get("fun"), res.get("lower_bound")
-    details = res.get("bound_details")
-    details = details if isinstance(details, dict) else {}
-    if details.get("theorem5_stopped"):
-        res["certificate_stopped"] = True  # at the time limit's allowance (a report scalar)
-    if bound is None:
-        return
-    scale = objective_scale(problem)
-    settled, note = settle_bound(problem, fun, bound, scale)
-    if note is not None:
-        res["lower_bound"] = settled
-        res["bound_details"] = {**details, "settled": note}
-        res["bound_settled"] = note
-        if "lp_approx_ratio" in res:
-            res["lp_approx_ratio"] = (float(fun) / settled
-                                      if fun is not None and settled > 0 else None)
-    if fun is not None:
-        res["gap"] = lp_gap(fun, settled, GAP_FLOOR * scale)
-
-
-OVERRUN_ALLOWANCE = 1.0
-"""Seconds a run may end past its ``time_limit`` without a note, at least (10 % of the
-limit for longer ones, :func:`finish_allowance`): limits are checked between passes,
-and the final certificate and measurement are done within it."""
-
-
-def finish_allowance(time_limit):
-    """Seconds after ``time_limit`` by which a run has certified its answer:
-    ``max(OVERRUN_ALLOWANCE, 0.1 * time_limit)``. The iterative backends end their
-    certificate's search there (a weaker bound, still certified)."""
-    return max(OVERRUN_ALLOWANCE, 0.1 * float(time_limit))
 
 
 def _note_overrun(res, time_limit, elapsed):
@@ -418,27 +464,6 @@ def _note_overrun(res, time_limit, elapsed):
         res["message"] = (f"{res.get('message', '')} (ended {over:.1f} s past the time limit "
                           f"of {float(time_limit):g} s: a pass, an external solver call or "
                           f"the certificate in progress was finished)")
-
-
-def _hold_to_contract(res):
-    """``optimal`` means: ``max_violation <= tol`` and certified LP gap ``<= gap_tol``
-    (where the backend has these options). A backend answer that says optimal without
-    meeting them is reported as numerical trouble, with the figures."""
-    if res["status"] != Status.OPTIMAL:
-        return
-    opts = res.get("options", {})
-    missed = []
-    tol, gap_tol = opts.get("tol"), opts.get("gap_tol")
-    viol, gap = res.get("max_violation"), res.get("gap")
-    if tol is not None and viol is not None and not viol <= tol * (1 + 1e-9):
-        missed.append(f"violation {viol:.3g} > tol {tol:g}")
-    if gap_tol is not None and gap is not None and not gap <= gap_tol * (1 + 1e-9):
-        missed.append(f"certified LP gap {gap:.3g} > gap_tol {gap_tol:g}")
-    if missed:
-        res["status"] = Status.NUMERICAL
-        res["success"] = False
-        res["status_name"] = Status.NAMES[Status.NUMERICAL]
-        res["message"] = f"{res.get('message', '')} (not optimal: {', '.join(missed)})"
 
 
 # keep numpy referenced for doctest namespaces

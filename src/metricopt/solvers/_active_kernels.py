@@ -7,7 +7,7 @@ The dykstra backend stores its triangle duals in the diagonal visiting order
 ``(g, g+s1, g+s1+s2)`` with pairs ``a = (g, g+s1)``, ``b = (g, g+s1+s2)`` and
 ``c = (g+s1, g+s1+s2)``; constraint 0 is ``x_a <= x_b + x_c``, 1 is
 ``x_b <= x_a + x_c``, 2 is ``x_c <= x_a + x_b``. Both kernels return packed pair indices
-``(long, other, other)`` and the duals, the form of :func:`metricopt.solvers._lp_matrix.triangle_rows`.
+``(long, other, other)`` and the duals, the form of :func:`metricopt.solvers.core.lp_matrix.triangle_rows`.
 Slow references: ``tests/naive_active.py``.
 """
 

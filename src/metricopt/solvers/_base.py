@@ -4,18 +4,29 @@ import importlib
 import importlib.util
 import inspect
 
-__all__ = ["Solver", "COMMON_OPTIONS"]
+from .core.options import check_driver, check_values, defaults, resolve, signature
 
-#: Options every backend accepts (a backend may ignore some; it then warns).
-COMMON_OPTIONS = ("time_limit", "max_iter", "seed", "threads", "max_memory", "callback", "verbose")
+__all__ = ["Solver", "set_registry"]
+
+#: The registry's lookup (:func:`metricopt.solvers.get_solver`), set by the dispatcher when
+#: it is imported: a backend reaches another through :meth:`Solver.other`, never by
+#: importing it or the registry.
+_REGISTRY = []
+
+
+def set_registry(get_solver):
+    """Let :meth:`Solver.other` find backends by name with ``get_solver``."""
+    _REGISTRY[:] = [get_solver]
 
 
 class Solver:
     """Base class of the backends registered in :mod:`metricopt.solvers`.
 
-    A backend declares its name, the third-party modules it needs (imported lazily) and
-    what it can solve, and implements :meth:`run`, a flat keyword function that returns a
-    plain dict (the dispatcher wraps it in a :class:`~metricopt.result.SolveResult`).
+    A backend declares its name, the third-party modules it needs (imported lazily), what
+    it can solve and its :attr:`options`, and implements :meth:`driver`, a flat keyword
+    function that returns a plain dict (the dispatcher wraps it in a
+    :class:`~metricopt.result.SolveResult`). :meth:`run` checks the options and fills in
+    their defaults before it calls the driver.
 
     Attributes
     ----------
@@ -74,46 +85,89 @@ class Solver:
         select the same kernels as ``options`` do on ``problem``."""
         return dict(options)
 
-    def run(self, problem, **options):  # pragma: no cover - interface
-        """Solve ``problem``; return a dict of SolveResult fields."""
+    #: The backend's options (:class:`~metricopt.solvers.core.options.Option`), declared
+    #: once: :meth:`run`'s signature, :meth:`default_options`, :meth:`check_options`, the
+    #: command line's flags and ``metricopt solvers METHOD`` are derived from them.
+    options = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "options" not in cls.__dict__ or "run" in cls.__dict__:
+            return
+        driver = inspect.getattr_static(cls, "driver")
+        driver = getattr(driver, "__func__", driver)
+        if not any(p.kind is inspect.Parameter.VAR_KEYWORD
+                   for p in inspect.signature(driver).parameters.values()):
+            check_driver(driver, cls.options)
+
+        def run(self, problem, **options):
+            return Solver.run(self, problem, **options)
+
+        run.__doc__ = f"Solve ``problem`` with {cls.__name__}'s options (see :attr:`options`)."
+        run.__qualname__ = f"{cls.__qualname__}.run"
+        run.__signature__ = signature(cls.options, leading=("self", "problem"))
+        cls.run = run
+
+    def driver(self, problem, **options):  # pragma: no cover - interface
+        """Solve ``problem`` with every option given (checked, defaults filled in by
+        :meth:`run`); return a dict of SolveResult fields. A plain function
+        (``staticmethod``) or a method."""
+
+    def warm_up_kernels(self, problem):
+        """Load the kernels a solve may call that the small warm-up solve ``problem``
+        (:mod:`metricopt.solvers._warmup`) does not reach; none by default."""
+
         raise NotImplementedError
 
-    #: The backend's checks of option values that need no problem: a function whose
-    #: keyword arguments are named as :meth:`run`'s options and that raises
-    #: :class:`~metricopt.exceptions.InvalidParameterError` (with ``parameter`` set) for
-    #: the first bad one. :meth:`run` calls the same function.
-    check_values = None
+    #: The name of the backend's public function (``"solve_dykstra"``), if it has one.
+    public = None
+
+    @staticmethod
+    def other(name):
+        """Another registered backend, by name: for a backend that hands its answer on
+        (lighttouch's finishing stage runs ``dykstra``). The registry is the
+        dispatcher's, which is imported with any backend (its package)."""
+        return _REGISTRY[0](name)
+
+    @property
+    def caller(self):
+        """The name refused option values are reported against: the backend's public
+        function (``solve_dykstra``), else the backend's name."""
+        return self.public or self.name
+
+    def run(self, problem, **options):
+        """Solve ``problem``: ``options`` checked against :attr:`options`, the others at
+        their defaults, then the driver; return a dict of SolveResult fields."""
+        return self.driver(problem, **resolve(self.caller, self.options, options))
 
     def check_options(self, options):
         """Check the values of ``options`` before any input is read.
 
-        The options not given take their defaults; checks that need the problem (its
-        size, structure or memory) wait for :meth:`run`.
+        Checks that need the problem (its size, structure or memory) wait for
+        :meth:`run`.
 
         Parameters
         ----------
         options : dict
-            Option name -> value; every name must be one of :meth:`default_options`.
+            Option name -> value; names not among :attr:`options` are left alone.
 
         Raises
         ------
         InvalidParameterError
             Its ``parameter`` names the first option whose value is refused.
         """
-        if self.check_values is None:
-            return
-        values = {**self.default_options(), **options}
-        wanted = inspect.signature(self.check_values).parameters
-        self.check_values(**{k: v for k, v in values.items() if k in wanted})
+        check_values(self.caller, self.options, options)
 
     def default_options(self):
-        """Option names and defaults, read from :meth:`run`'s keyword-only signature."""
-        sig = inspect.signature(self.run)
-        return {
-            name: (None if p.default is inspect.Parameter.empty else p.default)
-            for name, p in sig.parameters.items()
-            if p.kind is inspect.Parameter.KEYWORD_ONLY
-        }
+        """Option names and defaults, in the order of :attr:`options`."""
+        return defaults(self.options)
+
+    def option(self, name):
+        """The declaration of option ``name`` (``KeyError`` when it has none)."""
+        for option in self.options:
+            if option.name == name:
+                return option
+        raise KeyError(name)
 
     def cite(self):
         """Reference of the method, for reports."""

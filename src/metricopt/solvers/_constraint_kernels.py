@@ -33,7 +33,8 @@ import numpy as np
 
 from .. import _config
 
-__all__ = ["pair_pass", "pair_pass_weights", "objective_sums", "diff_dot", "sum_step", "edge_triangle_pass", "wedge_pass"]
+__all__ = ["pair_pass", "pair_pass_weights", "objective_sums", "diff_dot", "sum_step",
+           "edge_triangle_pass", "wedge_pass"]
 
 _FM = set(_config.FASTMATH)
 

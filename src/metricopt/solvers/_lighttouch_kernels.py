@@ -10,7 +10,7 @@ dense problems (``structure == 0``)
     group check visits ``gsz (n - 2)`` inequalities;
 edge problems (``structure == 1``, cluster deletion)
     group ``G`` is the block of ``gsz`` consecutive ids of the explicit family
-    (:func:`metricopt.solvers._lp_matrix.edge_family_rows`: ids ``3t + s`` are the
+    (:func:`metricopt.solvers.core.lp_matrix.edge_family_rows`: ids ``3t + s`` are the
     triangle rows with long side ``s``, ids ``3T + w`` the wedge rows
     ``x_a + x_b >= 1``).
 
@@ -192,6 +192,69 @@ def _add(buf, mark, touched, nt, v, val):
     return nt
 
 
+@numba.njit(fastmath=_FM, cache=True, inline="always")
+def _full_touch(y, shift, ct, hbuf, mark, touched, nh, structure, n, base, prow, pcol, tri,
+                wed, gsz, nmem, ngroups, gamma):
+    """Step 3b of :func:`lt_steps` for FullTouch (LT Alg. 1): every group checked, the
+    subgradient of the most violated added to ``hbuf``; returns the touched count."""
+    best = -np.inf
+    a1 = a2 = a3 = -1
+    for g in range(ngroups):
+        val, i1, i2, i3, chk = check_group(g, y, shift, structure, n, base, prow,
+                                           pcol, tri, wed, gsz, nmem)
+        ct[1] += chk
+        if val > best:
+            best, a1, a2, a3 = val, i1, i2, i3
+    if best > 0.0:
+        sgn = 1.0 if a3 >= 0 else -1.0
+        nh = _add(hbuf, mark, touched, nh, a1, gamma * sgn)
+        nh = _add(hbuf, mark, touched, nh, a2, -gamma)
+        if a3 >= 0:
+            nh = _add(hbuf, mark, touched, nh, a3, -gamma)
+    return nh
+
+
+@numba.njit(fastmath=_FM, cache=True, inline="always")
+def _update_p(y, shift, logp, cdf, mu, perm, ct, rng, sel, structure, n, base, prow, pcol,
+              tri, wed, gsz, nmem, ngroups, kp, gamma, eta_p):
+    """Step 4 of :func:`lt_steps`: check ``kp`` groups drawn uniformly, move ``log p``
+    along the centred estimate and refresh the cached violations and the cumulative
+    weights; returns the estimate's sample variance term."""
+    vps = 0.0
+    for j in range(kp):
+        r = j + _below(rng, ngroups - j)
+        tmp = perm[j]
+        perm[j] = perm[r]
+        perm[r] = tmp
+    for j in range(kp):
+        g = perm[j]
+        val, i1, i2, i3, chk = check_group(g, y, shift, structure, n, base, prow,
+                                           pcol, tri, wed, gsz, nmem)
+        ct[1] += chk
+        val = max(val, 0.0)
+        sel[j] = val
+        vps += (mu[g] - val) ** 2
+    vps *= gamma * gamma * ngroups * ngroups / kp
+    top = -np.inf
+    for g in range(ngroups):
+        logp[g] += eta_p * gamma * mu[g]
+    for j in range(kp):
+        g = perm[j]
+        logp[g] += eta_p * gamma * ngroups / kp * (sel[j] - mu[g])
+        mu[g] = sel[j]
+    for g in range(ngroups):
+        if logp[g] > top:
+            top = logp[g]
+    run = 0.0
+    for g in range(ngroups):
+        logp[g] -= top
+        if logp[g] < -700.0:
+            logp[g] = -700.0
+        run += math.exp(logp[g])
+        cdf[g] = run
+    return vps
+
+
 @numba.njit(fastmath=_FM, cache=True)
 def lt_steps(y, acc, last, logp, cdf, mu, perm, st, ct, rng, gbuf, hbuf, mark, touched, sel,
              structure, n, base, prow, pcol, tri, wed, gsz, nmem, ngroups, vsz,
@@ -280,20 +343,8 @@ def lt_steps(y, acc, last, logp, cdf, mu, perm, st, ct, rng, gbuf, hbuf, mark, t
         nh = nt
         gsq = 0.0
         if full:
-            best = -np.inf
-            a1 = a2 = a3 = -1
-            for g in range(ngroups):
-                val, i1, i2, i3, chk = check_group(g, y, shift, structure, n, base, prow,
-                                                   pcol, tri, wed, gsz, nmem)
-                ct[1] += chk
-                if val > best:
-                    best, a1, a2, a3 = val, i1, i2, i3
-            if best > 0.0:
-                sgn = 1.0 if a3 >= 0 else -1.0
-                nh = _add(hbuf, mark, touched, nh, a1, gamma * sgn)
-                nh = _add(hbuf, mark, touched, nh, a2, -gamma)
-                if a3 >= 0:
-                    nh = _add(hbuf, mark, touched, nh, a3, -gamma)
+            nh = _full_touch(y, shift, ct, hbuf, mark, touched, nh, structure, n, base, prow,
+                             pcol, tri, wed, gsz, nmem, ngroups, gamma)
         else:
             total = cdf[ngroups - 1]
             for _j in range(kg):
@@ -322,37 +373,8 @@ def lt_steps(y, acc, last, logp, cdf, mu, perm, st, ct, rng, gbuf, hbuf, mark, t
         # --- 4. the distribution p (LightTouch only), at the same iterate
         vps = 0.0
         if not full:
-            for j in range(kp):
-                r = j + _below(rng, ngroups - j)
-                tmp = perm[j]
-                perm[j] = perm[r]
-                perm[r] = tmp
-            for j in range(kp):
-                g = perm[j]
-                val, i1, i2, i3, chk = check_group(g, y, shift, structure, n, base, prow,
-                                                   pcol, tri, wed, gsz, nmem)
-                ct[1] += chk
-                val = max(val, 0.0)
-                sel[j] = val
-                vps += (mu[g] - val) ** 2
-            vps *= gamma * gamma * ngroups * ngroups / kp
-            top = -np.inf
-            for g in range(ngroups):
-                logp[g] += eta_p * gamma * mu[g]
-            for j in range(kp):
-                g = perm[j]
-                logp[g] += eta_p * gamma * ngroups / kp * (sel[j] - mu[g])
-                mu[g] = sel[j]
-            for g in range(ngroups):
-                if logp[g] > top:
-                    top = logp[g]
-            run = 0.0
-            for g in range(ngroups):
-                logp[g] -= top
-                if logp[g] < -700.0:
-                    logp[g] = -700.0
-                run += math.exp(logp[g])
-                cdf[g] = run
+            vps = _update_p(y, shift, logp, cdf, mu, perm, ct, rng, sel, structure, n, base,
+                            prow, pcol, tri, wed, gsz, nmem, ngroups, kp, gamma, eta_p)
         # --- 5. the step, projected; the average's running sums first
         moved = 0.0
         for q in range(nh):
@@ -440,7 +462,7 @@ def _offer(score, rows, size, val, a, b, c):
 def top_active(x, structure, n, base, prow, pcol, tri, wed, nmem, floor, score, rows):
     """The inequalities of largest ``a_t'x - b_t`` (at least ``floor``), at most
     ``score.shape[0]`` of them, in no particular order: the rows the LP polish starts
-    from (:mod:`metricopt.solvers._polish`). O(constraints) time, O(capacity) memory.
+    from (:mod:`metricopt.solvers.core.polish`). O(constraints) time, O(capacity) memory.
 
     ``rows`` gets ``(a, b, c)`` packed pair indices of ``x_a <= x_b + x_c`` (dense) or
     ``(id, -1, -1)`` family ids (edge problems). Returns the count.

@@ -5,7 +5,8 @@ For an LP ``min c'x`` over metric constraints the backends minimise (V §4-7)
     c_QP'v + (1/2 gamma) (v - delta)' W (v - delta)
 
 by Hildreth steps, keeping the iterate ``v = v0 - W^{-1} A'z`` with duals ``z >= 0``
-(``z = gamma y``). The state is a dict of arrays (the backends add their own duals):
+(``z = gamma y``). The state is a :class:`QPState` (each backend's subclass adds its own
+duals):
 
 ``cc`` and ``mn`` with ``p = 1`` (V §6.2)
     Variables ``x`` and ``f >= |x - d|``, ``W = diag(w, w)``, start ``x = d`` and
@@ -28,11 +29,65 @@ References
        333-355.
 """
 
+import dataclasses
+
 import numpy as np
 
 from .. import _config
 
-__all__ = ["setup", "pair_bz", "objectives", "rel_gap", "wdot", "default_gamma"]
+__all__ = ["QPState", "setup", "pair_bz", "objectives", "rel_gap", "wdot", "default_gamma"]
+
+
+@dataclasses.dataclass(eq=False)
+class QPState:
+    """The arrays of the regularised QP that every projection backend keeps.
+
+    Attributes
+    ----------
+    gamma : float
+        The regularisation.
+    x : ndarray
+        The iterate (in the backend's layout).
+    f : ndarray or None
+        ``f >= |x - d|`` of l1 objectives.
+    delta : ndarray or None
+        The targets ``d`` of l1 / l2 objectives.
+    w, winv : ndarray
+        The QP's weights and their inverses (``winv`` may be None where a backend forms
+        ``1 / w`` a chunk at a time).
+    cost : ndarray or None
+        The LP's costs of linear objectives.
+    raised : float
+        How much the weights below the floor were raised (for the certificate).
+    lam : float or None
+        Sparsest cut: the weight of the non-edges.
+    has_lower, has_upper : bool
+    lower, upper : float
+        The variables' bounds.
+    z_pair : ndarray
+        4 x N duals of the per-variable rows (``f >= x - d``, ``f >= d - x``,
+        ``x >= lower``, ``x <= upper``).
+    z_sum : float
+        The dual of ``sum(x) = sum_value``.
+    sum_value : float or None
+    """
+
+    gamma: float = None
+    x: np.ndarray = None
+    f: np.ndarray = None
+    delta: np.ndarray = None
+    w: np.ndarray = None
+    winv: np.ndarray = None
+    cost: np.ndarray = None
+    raised: float = 0.0
+    lam: float = None
+    has_lower: bool = False
+    lower: float = 0.0
+    has_upper: bool = False
+    upper: float = 0.0
+    z_pair: np.ndarray = None
+    z_sum: float = 0.0
+    sum_value: float = None
 
 
 def default_gamma(problem):
@@ -43,7 +98,7 @@ def default_gamma(problem):
     return 5.0 if problem.kind == "sc" and problem.objective == "linear" else 1.0
 
 
-def setup(problem, gamma=None, lam=None, lay=None):
+def setup(problem, gamma=None, lam=None, lay=None, state=QPState, **fields):
     """State of the regularised QP of ``problem``, in the layout ``lay`` gives.
 
     Parameters
@@ -54,22 +109,21 @@ def setup(problem, gamma=None, lam=None, lay=None):
     lay : callable or None
         Maps a per-variable array in problem order to the backend's layout (a new
         float64 array); default: a contiguous copy.
+    state : type, default=QPState
+        The backend's subclass of :class:`QPState` to make.
+    **fields
+        Its own fields.
 
     Returns
     -------
-    dict
-        ``gamma, x, f, delta, w, winv, cost, raised, lam`` (sparsest cut), the bounds
-        (``has_lower, lower, has_upper, upper``), ``z_pair`` (4 x N duals of the
-        per-variable rows: ``f >= x - d``, ``f >= d - x``, ``x >= lower``, ``x <= upper``),
-        ``z_sum`` and ``sum_value``.
+    QPState
     """
     if lay is None:
         def lay(a):
             return np.ascontiguousarray(a, dtype=np.float64).copy()
     n = problem.n
     nvar = problem.n_variables
-    st = {}
-    f = delta = cost = None
+    f = delta = cost = lm = None
     raised = 0.0
     g = default_gamma(problem) if gamma is None or problem.objective == "l2" else float(gamma)
     if problem.objective in ("l1", "l2"):
@@ -85,20 +139,17 @@ def setup(problem, gamma=None, lam=None, lay=None):
         cost = lay(problem.cost)
         w = np.where(cost > 0, 1.0, lm)
         x = -g * cost / w
-        st["lam"] = lm
     else:
         cost = lay(problem.cost)
         w = np.ones(nvar)
         x = -g * cost
-    st.update(gamma=g, x=x, f=f, delta=delta, w=w, winv=1.0 / w, cost=cost, raised=raised)
-    st["has_lower"] = bool(np.isfinite(problem.lower))
-    st["has_upper"] = bool(np.isfinite(problem.upper))
-    st["lower"] = float(problem.lower) if st["has_lower"] else 0.0
-    st["upper"] = float(problem.upper) if st["has_upper"] else 0.0
-    st["z_pair"] = np.zeros((4, nvar))
-    st["z_sum"] = 0.0
-    st["sum_value"] = problem.sum_value
-    return st
+    has_lower = bool(np.isfinite(problem.lower))
+    has_upper = bool(np.isfinite(problem.upper))
+    return state(gamma=g, x=x, f=f, delta=delta, w=w, winv=1.0 / w, cost=cost, raised=raised,
+                 lam=lm, has_lower=has_lower, lower=float(problem.lower) if has_lower else 0.0,
+                 has_upper=has_upper, upper=float(problem.upper) if has_upper else 0.0,
+                 z_pair=np.zeros((4, nvar)), z_sum=0.0, sum_value=problem.sum_value,
+                 **fields)
 
 
 def wdot(w, a, b):
@@ -113,16 +164,16 @@ def pair_bz(st):
     ``b = 0``; covering rows are the backend's to add)."""
     from ._constraint_kernels import diff_dot
 
-    zp = st["z_pair"]
+    zp = st.z_pair
     bz = 0.0
-    if st["f"] is not None:
-        bz += float(diff_dot(st["delta"], zp[0], zp[1]))
-    if st["has_lower"]:
-        bz -= st["lower"] * float(np.sum(zp[2]))
-    if st["has_upper"]:
-        bz += st["upper"] * float(np.sum(zp[3]))
-    if st["sum_value"] is not None:
-        bz += float(st["sum_value"]) * st["z_sum"]
+    if st.f is not None:
+        bz += float(diff_dot(st.delta, zp[0], zp[1]))
+    if st.has_lower:
+        bz -= st.lower * float(np.sum(zp[2]))
+    if st.has_upper:
+        bz += st.upper * float(np.sum(zp[3]))
+    if st.sum_value is not None:
+        bz += float(st.sum_value) * st.z_sum
     return bz
 
 
@@ -134,13 +185,13 @@ def objectives(st, bz, x=None, f=None):
     """
     from ._constraint_kernels import objective_sums
 
-    g = st["gamma"]
-    x = st["x"] if x is None else x
-    f = st["f"] if f is None else f
-    delta, cost = st["delta"], st["cost"]
+    g = st.gamma
+    x = st.x if x is None else x
+    f = st.f if f is None else f
+    delta, cost = st.delta, st.cost
     # one pass, no per-pair temporaries (at the dense scale those set the peak memory)
     quad, lin, cross = objective_sums(
-        x, st["w"], x if delta is None else delta, x if f is None else f,
+        x, st.w, x if delta is None else delta, x if f is None else f,
         x if cost is None else cost, delta is not None, f is not None,
         f is None and cost is not None)
     neg_bty = -bz / g
@@ -154,7 +205,7 @@ def objectives(st, bz, x=None, f=None):
 def rel_gap(primal, dual, floor=0.0):
     """``|P - D| / max(|P|, |D|, floor)``: the QP's relative gap (V §5.3).
 
-    ``floor`` (the LP gap's, :data:`._core.GAP_FLOOR` times the objective's scale) keeps
+    ``floor`` (the LP gap's, :data:`.core.stage.GAP_FLOOR` times the objective's scale) keeps
     a QP whose values are round-off next to that scale (an LP optimum of 0: ``P`` and
     ``D`` about 1e-12, apart by 1e-16) from never counting as converged.
     """

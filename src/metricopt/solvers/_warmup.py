@@ -9,7 +9,7 @@ the same backend and kernel-selecting options, which compiles or loads every ker
 real solve will call (same argument types), and returns the seconds it took.
 
 Compiling takes seconds; a Ctrl-C, SIGTERM or SIGHUP meanwhile is not held for the end of
-an iteration (:func:`._core.interrupt_immediate`) but stops the warm-up, and the run, at
+an iteration (:func:`.core.loop.interrupt_immediate`) but stops the warm-up, and the run, at
 once.
 """
 
@@ -99,7 +99,7 @@ def warm_up(solver, problem, options):
     if "max_iter" in accepted:
         opts["max_iter"] = 60
     from .._signals import interrupt_cause
-    from ._core import interrupt_immediate
+    from .core.loop import interrupt_immediate
 
     with warnings.catch_warnings(), interrupt_immediate():
         warnings.simplefilter("ignore")
@@ -109,11 +109,12 @@ def warm_up(solver, problem, options):
                     and tiny.objective != "l2":
                 # the LP polish's first use loads HiGHS, scipy.sparse and the separation
                 # kernels (about 0.5 s): load them here too, outside the clock
-                from ._polish import ActiveRows, polish
+                from .core.polish import ActiveRows, polish
 
                 polish(tiny, ActiveRows(), tol=1e-9, max_rounds=3)
             if tiny.structure == "dense":
                 _support_kernels()
+            solver.warm_up_kernels(tiny)  # what only this backend's runs may call
         except Exception as exc:  # the real solve reports any problem; a warm-up never fails it
             interrupt = interrupt_cause(exc)
             if interrupt is not None:  # a signal that landed in compiled code
@@ -122,12 +123,9 @@ def warm_up(solver, problem, options):
 
 
 def _support_kernels():
-    """Load the support scans' kernels (:mod:`metricopt.problems._triangles`,
-    :func:`._pf_dense.support_detect`): six nodes are too few for a run to pick them."""
-    import numpy as np
-
+    """Load the support scan's kernels (:mod:`metricopt.problems._triangles`): six nodes
+    are too few for a run to pick them."""
     from ..problems._triangles import _support_scan, support_csr
-    from ._pf_dense import diagonal_offsets, support_detect, visit_keys
 
     n = 4
     x = np.ones(6)
@@ -135,14 +133,3 @@ def _support_kernels():
     indptr, indices, values, _ = support_csr(np.array([0]), np.array([1]), x[:1], n)
     empty_f, empty_i = np.empty(0), np.empty(0, dtype=np.int64)
     _support_scan(x, n, 0.0, indptr, indices, values, empty_i, 1.0, empty_f, empty_i, empty_i)
-    off = diagonal_offsets(n)
-    none = np.empty(0, dtype=np.int32)
-    support_detect(x, off, n, 0.0, indptr, indices, values, empty_i, 1.0, none, none, none)
-    visit_keys(none, none, none, off, n, 16)
-    # the exact violation of a stopped run's answer, and the active rows handed to the
-    # polish in problem order
-    from ._layouts import diagonal_positions_to_packed
-    from ._pf_dense import dense_max_violation
-
-    dense_max_violation(x, n)
-    diagonal_positions_to_packed(np.zeros(1, dtype=np.int64), n)

@@ -10,7 +10,7 @@ Model layout (columns): the problem's pair variables first (for the dense embedd
 a sparse problem, all pairs of K_n in packed order), then one auxiliary column
 ``t_v >= |x_v - d_v|`` for every l1 term that cannot be linearised directly.
 
-Private module: inputs are assumed checked (contiguous int64 / float64 arrays).
+Inputs are assumed checked (contiguous int64 / float64 arrays).
 """
 
 from typing import NamedTuple
@@ -18,8 +18,8 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-from ..problems._pairs import n_pairs, pair_index
-from ..problems._triangles import _row_offsets
+from ...problems._pairs import n_pairs, pair_index
+from ...problems._triangles import _row_offsets
 
 __all__ = [
     "DEFAULT_BLOCK_ROWS",
@@ -185,7 +185,7 @@ def _l1_split(problem):
 
 def pair_certificate_box(problem):
     """``(lo, hi, reason)``: :func:`metricopt.bounds.optimum_box` with its reasons."""
-    from ..bounds import optimum_box
+    from ...bounds import optimum_box
 
     return optimum_box(problem, with_reason=True)
 

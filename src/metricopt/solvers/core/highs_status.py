@@ -4,7 +4,7 @@ Keyed by the name of the ``highspy.HighsModelStatus`` member, so this module doe
 import highspy. The HiGHS status and its own text stay in the message.
 """
 
-from ..result import Status
+from ...result import Status
 
 __all__ = ["HIGHS_STATUS", "map_status"]
 

@@ -16,13 +16,8 @@ active rows reaches the LP optimum in 4 rounds and 0.12 s, against 5 s and 20 s 
 HiGHS's simplex method on the full LP and 1.8 s and 14 s for its PDLP
 (``benchmarks/README.md``).
 
-Columns. For dense l1 problems (correlation clustering, l1 metric nearness) only the
-pairs that some row of the model touches become columns: any other pair is free in the
-restricted LP, where ``w |x - d|`` is smallest at ``x = d`` with value 0, so the
-restricted optimum is that of the model and its full ``x`` is ``d`` outside it. Rows
-separated later bring their pairs in as new columns. Sparsest cut keeps every pair (the
-row ``sum(x) = n`` couples them); sparse (MET(G)) and edge problems have one column per
-variable anyway.
+The restricted LP is a :class:`~.exact_lp.RestrictedModel` (for dense l1 problems, columns
+only for the pairs its rows touch), separated by :class:`~.separation.Separator`.
 
 References
 ----------
@@ -32,13 +27,14 @@ References
 """
 
 import time
-from types import SimpleNamespace
 
 import numpy as np
 
-from ..result import Status
+from ...result import Status
+from .exact_lp import RestrictedModel, model_bytes
+from .separation import Separator
 
-__all__ = ["ActiveRows", "RestrictedModel", "polish", "polish_rows"]
+__all__ = ["ActiveRows", "polish", "polish_rows"]
 
 #: The polish starts from at most this many of the strongest active rows per column of
 #: the restricted LP (a basic optimum has at most one row with a nonzero dual per
@@ -75,7 +71,7 @@ class ActiveRows:
         Flat cycles, the long edge first (``x_e <= sum of the rest``).
     family : ndarray, optional
         Ids of an edge problem's triangle and wedge family
-        (:func:`metricopt.solvers._lp_matrix.edge_family_rows`).
+        (:func:`metricopt.solvers.core.lp_matrix.edge_family_rows`).
     wedges : ndarray of shape (k, 2), optional
         Covering rows ``x_a + x_b >= 1`` (cluster deletion's open wedges).
     duals : dict, optional
@@ -134,8 +130,8 @@ class ActiveRows:
         return ActiveRows(**kept)
 
     def blocks(self, problem):
-        """The rows as :class:`~metricopt.solvers._lp_matrix.RowBlock` objects."""
-        from . import _lp_matrix as lpm
+        """The rows as :class:`~metricopt.solvers.core.lp_matrix.RowBlock` objects."""
+        from . import lp_matrix as lpm
 
         out = []
         if self._count("triangles"):
@@ -164,8 +160,7 @@ def polish_rows(problem, active, max_memory=None):
     reason : str
         Why not, when ``rows`` is None.
     """
-    from .._memory import available_memory, format_bytes
-    from .highs import _model_bytes
+    from ..._memory import available_memory, format_bytes
 
     if problem.objective == "l2":
         return None, "a QP needs no LP polish"
@@ -178,198 +173,12 @@ def polish_rows(problem, active, max_memory=None):
     rows = active.strongest(k)
     # the polish may switch to the interior-point method (SIMPLEX_ITERATIONS_PER_ROW),
     # whose memory grows faster with the columns: count the larger of the two
-    need = max(_model_bytes(algorithm, 2 * rows.n_rows + 2 * cols, 4 * rows.n_rows + 3 * cols,
+    need = max(model_bytes(algorithm, 2 * rows.n_rows + 2 * cols, 4 * rows.n_rows + 3 * cols,
                             2 * cols) for algorithm in ("simplex", "ipm"))
     budget = available_memory() if max_memory is None else max_memory
     if budget is not None and need > budget / 2:
         return None, f"the restricted LP needs about {format_bytes(need)}"
     return rows, ""
-
-
-class _Columns:
-    """Model columns of the problem's variables (all, or the pairs rows touch)."""
-
-    def __init__(self, problem):
-        self.problem = problem
-        nvar = problem.n_variables
-        self.restricted = problem.structure == "dense" and problem.objective == "l1"
-        self.of = np.full(nvar, -1, dtype=np.int64)
-        self.pairs = np.empty(0, dtype=np.int64)
-        if not self.restricted:
-            self.of[:] = np.arange(nvar)
-            self.pairs = np.arange(nvar, dtype=np.int64)
-
-    def objective(self, pairs):
-        """The objective model of ``pairs`` (new columns), in column order."""
-        from ._lp_matrix import objective_model
-
-        p = self.problem
-        view = SimpleNamespace(
-            objective=p.objective, lower=p.lower, upper=p.upper, constant=0.0,
-            cost=None if p.cost is None else np.asarray(p.cost)[pairs],
-            weights=None if p.weights is None else np.asarray(p.weights)[pairs],
-            target=None if p.target is None else np.asarray(p.target)[pairs])
-        return objective_model(view, np.arange(pairs.size, dtype=np.int64), pairs.size)
-
-    def bring_in(self, ids):
-        """Give the variables ``ids`` columns; return the new ones (sorted, unique)."""
-        ids = np.unique(np.asarray(ids, dtype=np.int64).ravel())
-        new = ids[self.of[ids] < 0]
-        return new
-
-    def full_x(self, z):
-        """The problem's ``x`` from a model solution ``z`` (targets outside the model)."""
-        if not self.restricted:
-            return np.ascontiguousarray(z[self.xcol])
-        x = np.array(self.problem.target, dtype=np.float64)
-        x[self.pairs] = z[self.xcol]
-        return x
-
-
-class RestrictedModel:
-    """A HiGHS model over growing columns and rows (columns made as rows need them).
-
-    Used by the polish and by ``highs-lazy`` (dense l1 problems: only the pairs some
-    row touches are columns, see the module docstring).
-
-    Parameters
-    ----------
-    problem : MetricProblem
-    opts : dict
-        ``tol``, ``verbose``, ``seed``, ``threads`` (as :class:`.highs._Model`).
-    algorithm : {"simplex", "ipm", "pdlp"}, default="simplex"
-    """
-
-    def __init__(self, problem, opts, algorithm="simplex"):
-        from .highs import _Model
-
-        self.problem = problem
-        self.algorithm = algorithm
-        self.crossover = False  # the interior-point method's answer made a vertex
-        self.cols = _Columns(problem)
-        self.c_cost, self.c_lo, self.c_hi = [], [], []
-        self.offset = 0.0
-        self.n_cols = 0
-        empty = SimpleNamespace(cost=np.zeros(0), lower=np.zeros(0), upper=np.zeros(0),
-                                offset=0.0, hessian_diag=None)
-        self.model = _Model(problem, empty, {"gap_tol": 1e-6, **opts}, algorithm)
-        # HiGHS's presolve finds little to remove in a restricted LP and costs a fifth
-        # of the time (lesmis, football, polbooks: 0.45 -> 0.32 s, 0.28 -> 0.25 s,
-        # 0.19 -> 0.16 s of polish)
-        self.model.h.setOptionValue("presolve", "off")
-        self.cols.xcol = np.empty(0, dtype=np.int64)
-        if not self.cols.restricted:
-            self._add_columns(self.cols.pairs)
-            if problem.sum_value is not None:
-                from ._lp_matrix import sum_row
-
-                self._add_rows(sum_row(self.cols.xcol, problem.sum_value))
-
-    def _add_columns(self, pairs):
-        """Columns (and objective rows) for the problem variables ``pairs``."""
-        if pairs.size == 0:
-            return
-        obj = self.cols.objective(pairs)
-        k = pairs.size
-        base = self.n_cols
-        ncol = obj.cost.size
-        h = self.model.h
-        from .highs import _EMPTY_F, _EMPTY_I
-
-        h.addCols(ncol, obj.cost, obj.lower, obj.upper, 0, _EMPTY_I, _EMPTY_I, _EMPTY_F)
-        self.offset += float(obj.offset)
-        h.changeObjectiveOffset(self.offset)
-        self.c_cost.append(obj.cost)
-        self.c_lo.append(obj.lower)
-        self.c_hi.append(obj.upper)
-        # x columns of these pairs are base .. base+k-1; auxiliary ones follow
-        self.cols.of[pairs] = base + np.arange(k)
-        if self.cols.restricted:
-            self.cols.pairs = np.concatenate([self.cols.pairs, pairs])
-            self.cols.xcol = np.concatenate([self.cols.xcol, base + np.arange(k)])
-        else:
-            self.cols.xcol = base + np.arange(k)
-        self.n_cols += ncol
-        if obj.rows is not None:  # |x - d| <= t rows, in this block's column numbers
-            self._add_rows(obj.rows._replace(index=(obj.rows.index + base).astype(np.int32)))
-
-    def _add_rows(self, block):
-        self.model.add(block)
-
-    @property
-    def n_rows(self):
-        return self.model.n_rows
-
-    @property
-    def n_nonzeros(self):
-        return self.model.n_nonzeros
-
-    def solve(self, deadline):
-        """Solve the model; returns ``(status, message, x, value)`` with ``x`` the
-        problem's full vector (targets outside the model) or None."""
-        if self.n_cols == 0:  # nothing to solve yet: every pair at its target
-            return (Status.OPTIMAL, "no rows yet: every pair at its target",
-                    self.cols.full_x(np.zeros(0)), float(self.problem.constant))
-        status, message, z, value = self.model.solve(deadline)
-        return status, message, (None if z is None else self.cols.full_x(z)), value
-
-    def add_blocks(self, blocks):
-        """Add row blocks given in problem-variable ids (columns created as needed)."""
-        for block in blocks:
-            if block is None or block.n_rows == 0:
-                continue
-            ids = np.asarray(block.index, dtype=np.int64)
-            self._add_columns(self.cols.bring_in(ids))
-            self._add_rows(block._replace(index=self.cols.of[ids].astype(np.int32)))
-
-    def certificate_box(self):
-        """A finite box of the model's columns that holds an LP optimum.
-
-        Pair columns: the problem's bounds where finite, else the box its optimum is
-        known to lie in (:func:`metricopt.bounds.optimum_box`); the auxiliary column
-        ``t >= |x - d|`` of a pair: ``[0, max(d - lo, hi - d)]``.
-        """
-        from ..bounds import optimum_box
-
-        lo_x, hi_x = optimum_box(self.problem)
-        col_lo = np.concatenate(self.c_lo).copy()
-        col_hi = np.concatenate(self.c_hi).copy()
-        xcol = self.cols.xcol
-        col_lo[xcol] = np.maximum(col_lo[xcol], lo_x)
-        col_hi[xcol] = np.minimum(col_hi[xcol], hi_x)
-        aux = np.ones(self.n_cols, dtype=bool)
-        aux[xcol] = False
-        if aux.any():
-            d = np.asarray(self.problem.target, dtype=np.float64)
-            span = float(np.max(np.maximum(d - lo_x, hi_x - d), initial=0.0))
-            col_lo[aux] = np.maximum(col_lo[aux], 0.0)
-            col_hi[aux] = np.minimum(col_hi[aux], span)
-        return col_lo, col_hi
-
-    def certified_bound(self):
-        """Lower bound on the full LP from HiGHS's row duals (:func:`lp_dual_bound`).
-
-        Variables without a column are free in the restricted LP and contribute
-        ``min w |x - d| = 0`` (dense l1 problems only; others have every column).
-        """
-        from ..bounds import lp_dual_bound
-
-        t0 = time.perf_counter()
-        if self.n_cols == 0:  # no rows yet: each term w |x - d| is at its minimum, 0
-            return float(self.problem.constant), dict(
-                certified=True, rounding=0.0, note="no rows: every pair at its target",
-                seconds=time.perf_counter() - t0)
-        y = self.model.duals()
-        if y is None:
-            return float("nan"), dict(reason="HiGHS gave no dual values")
-        a, lo, hi = self.model.matrix()
-        cost = np.concatenate(self.c_cost)
-        col_lo, col_hi = self.certificate_box()
-        res = lp_dual_bound(cost, a, lo, hi, y, col_lo, col_hi,
-                            offset=self.offset + float(self.problem.constant))
-        details = dict(res)
-        details["seconds"] = time.perf_counter() - t0
-        return float(res["value"]), details
 
 
 def polish(problem, active, *, tol, gap_tol=1e-4, deadline=None, threads=None,
@@ -399,16 +208,14 @@ def polish(problem, active, *, tol, gap_tol=1e-4, deadline=None, threads=None,
         ``status`` (OPTIMAL when the answer violates nothing by more than ``tol``),
         ``x`` (problem order; None if HiGHS gave no point), ``lower_bound`` (certified
         from the LP dual of the round that met ``tol``, or of round ``max_rounds``;
-        valid for the full LP either way; None otherwise), ``bound_details``, ``max_violation``, ``rounds``, ``rows``,
-        ``columns``, ``seconds``, ``message``.
+        valid for the full LP either way; None otherwise), ``bound_details``,
+        ``max_violation``, ``rounds``, ``rows``, ``columns``, ``seconds``, ``message``.
     """
-    from .highs import _Separator
-
     t0 = time.perf_counter()
     opts = dict(verbose=False, seed=0, tol=1e-9, threads=threads)
     rm = RestrictedModel(problem, opts)
     rm.add_blocks(active.blocks(problem))
-    sep = _Separator(problem, max(tol, 1e-9), None)
+    sep = Separator(problem, max(tol, 1e-9), None)
     out = dict(status=Status.LIMIT, x=None, lower_bound=None, bound_details={},
                max_violation=np.inf, rounds=0, message="")
     for rnd in range(1, max_rounds + 1):

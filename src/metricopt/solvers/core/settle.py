@@ -57,7 +57,7 @@ def settle_bound(problem, lp_value, lower_bound, scale):
     lower_bound : float or None
         The backend's certified bound.
     scale : float
-        The objective's scale (:func:`._core.objective_scale`).
+        The objective's scale (:func:`.stage.objective_scale`).
 
     Returns
     -------

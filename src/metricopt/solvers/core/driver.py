@@ -1,0 +1,434 @@
+"""The one iterative driver: a backend's steps inside the shared loop and stages.
+
+An iterative backend is a :class:`Strategy`: it owns its state arrays and kernels and
+knows how to take one iteration's measurement (:meth:`Strategy.measure`), move on
+(:meth:`Strategy.advance`, :meth:`Strategy.after`), certify its iterate and name its
+active constraints. :func:`iterate` runs it: the iteration and time limits, Ctrl-C,
+records, progress, checkpoints (:class:`.loop.IterationLoop`), and the stages of
+:mod:`.stage` (QP stage, certificate, LP polish, ``gamma`` growth) decided here once,
+so that every backend reaches the LP by the same rules.
+
+One iteration::
+
+    m = strategy.measure(loop)        # a pass (dykstra), an oracle call (project-forget)
+    outcome = step_stage(...)         # certify / polish / grow gamma when the stage is done
+    strategy.advance(m, outcome)      # the projections that follow the measurement
+    loop.record(strategy.record(...))
+    stop when optimal, or when strategy.after(...) says so, or at a limit
+
+The run's answer (:meth:`Strategy.answer`) is a plain dict of the iterate's numbers; the
+objective, the certified gap and ratio, the status's wording and the warnings are added
+once, by :func:`.result.complete`.
+"""
+
+import dataclasses
+import time
+
+import numpy as np
+
+from ...result import Status
+from .loop import IterationLoop, finish_allowance
+from .stage import POLISH_QP_GAP
+
+__all__ = ["Measure", "Candidate", "Outcome", "Answer", "Strategy", "ProgressWatch",
+           "iterate", "STALL_CHECKS", "STALL_FACTOR"]
+
+#: A QP stage has stalled when this many full checks in a row improved neither its
+#: violation nor its QP gap by :data:`STALL_FACTOR` (counted in checks, never in seconds).
+STALL_CHECKS = 8
+#: The improvement that counts as progress: a violation or QP gap at most this fraction
+#: of the value at the last progress.
+STALL_FACTOR = 0.5
+
+
+@dataclasses.dataclass
+class Measure:
+    """What an iteration's first step measured.
+
+    Attributes
+    ----------
+    primal, dual, qp_gap : float
+        The QP's objectives at the iterate and its relative gap.
+    violation : float
+        The largest violation: exact when ``full``, else an estimate.
+    full : bool
+        ``violation`` was measured exactly (a full check): the stage may end here.
+    warm : bool
+        A warm-up stage of a continuation: no stopping test.
+    numerical : str or None
+        Set when the iterate is no longer finite (the run stops with it).
+    """
+
+    primal: float = np.nan
+    dual: float = np.nan
+    qp_gap: float = np.nan
+    violation: float = np.inf
+    full: bool = False
+    warm: bool = False
+    numerical: str = None
+
+
+@dataclasses.dataclass
+class Candidate:
+    """A point derived from the iterate that ends the QP stage (repaired, rounded); ``how``
+    for the message, ``fields`` for the result."""
+
+    x: np.ndarray
+    how: str
+    fields: dict = dataclasses.field(default_factory=dict)
+
+
+@dataclasses.dataclass
+class Outcome:
+    """What the stages decided in an iteration.
+
+    ``done``: the LP is reached at ``x``; ``next_gamma``: the QP stage ended short of the
+    LP gap and the next one has this regularisation; ``lp_gap``: the certified gap of
+    the stage's point (nan when no stage ended); ``violation``: of the iteration's
+    record (of ``x`` when done); ``how``: how ``x`` was obtained, for the message.
+    """
+
+    violation: float
+    done: bool = False
+    next_gamma: float = None
+    lp_gap: float = np.nan
+    x: np.ndarray = None
+    how: str = ""
+    candidate: Candidate = None
+
+
+@dataclasses.dataclass
+class Answer:
+    """A finished run's point and the backend's own result fields.
+
+    ``certify(until)``: the final certificate of a run that did not end optimal (None:
+    none can be computed); ``suffix``: said after the loop's message; ``status`` and
+    ``message``: a finishing stage's, which replace the loop's (None: the loop's).
+    """
+
+    x: np.ndarray
+    violation: float
+    fields: dict
+    certify: object = None
+    suffix: str = ""
+    status: int = None
+    message: str = None
+
+
+class Strategy:
+    """One iterative backend inside :func:`iterate` (every method is a hook).
+
+    Attributes
+    ----------
+    name : str
+        The backend, for messages and warnings.
+    unit : str
+        What one iteration is ("passes", "oracle calls", "rounds").
+    stages : bool
+        Whether the LP stages run inside the loop (False: the backend finishes after it).
+    early_polish : bool
+        Try the polish as soon as the QP gap is below :data:`.stage.POLISH_QP_GAP` at a
+        full check, before the stage converges.
+    """
+
+    name = "?"
+    unit = "iterations"
+    stages = True
+    early_polish = False
+
+    @property
+    def gamma(self):
+        """The current regularisation."""
+        raise NotImplementedError
+
+    def measure(self, loop):  # pragma: no cover - interface
+        """Take the iteration's first step; a :class:`Measure`, or None when a read-only
+        step gave up (time limit, Ctrl-C): the iteration is then dropped."""
+        raise NotImplementedError
+
+    def candidate(self, m):
+        """A :class:`Candidate` ending the stage when the QP gap holds but the iterate
+        still violates by more than ``tol``, or None."""
+        return None
+
+    def stage_x(self):
+        """The iterate's ``x`` in problem order (a copy), offered to the stage."""
+        raise NotImplementedError
+
+    def certify(self, m, deadline):
+        """``(lower_bound, details)`` of the current iterate (:func:`metricopt.bounds.certify`)."""
+        raise NotImplementedError
+
+    def active_rows(self):
+        """The constraints holding a dual (:class:`..core.polish.ActiveRows`)."""
+        raise NotImplementedError
+
+    def violation(self, x):
+        """The exact largest violation of a point in problem order."""
+        raise NotImplementedError
+
+    def rescale(self, gamma):
+        """Move the iterate to the QP with regularisation ``gamma`` (exactly)."""
+        raise NotImplementedError
+
+    def advance(self, m, outcome, loop):
+        """The rest of the iteration after the stage decision; False when the iteration
+        changed nothing and is dropped (the run then ends at the time limit)."""
+        return True
+
+    def record(self, m, outcome, loop):
+        """The iteration's record (a dict; iteration and seconds first)."""
+        raise NotImplementedError
+
+    def after(self, m, outcome, loop):
+        """Between the record and the limits: ``(status, message)`` to stop, or None."""
+        return None
+
+    def memory_stop(self, max_memory):
+        """A message when the state outgrew ``max_memory``, else None."""
+        return None
+
+    def between(self, m, loop):
+        """The last step of an iteration that goes on (an extrapolation)."""
+
+    def save(self):
+        """Write the checkpoint."""
+        raise NotImplementedError
+
+    def answer(self, status, loop, lp_stage, final):
+        """The run's :class:`Answer`."""
+        raise NotImplementedError
+
+    def late_fields(self):
+        """Result fields read after the final certificate (the peak memory)."""
+        return {}
+
+    def close(self):
+        """Release what the strategy holds open (a cluster's client)."""
+
+
+class ProgressWatch:
+    """Whether a QP stage's measured progress has stalled.
+
+    At every full check the violation and the QP gap are compared with their values at
+    the last progress; a check where either is at most :data:`STALL_FACTOR` of it is
+    progress. After :data:`STALL_CHECKS` checks in a row without progress the stage has
+    stalled: the QP will not reach ``tol`` and ``gap_tol`` soon (a violation that hovers
+    at ``tol`` after a ``gamma`` growth, or stops at 2e-7 when ``tol`` is 1e-8), and the
+    polish, which needs only the active rows, is tried. A new ``gamma`` starts afresh.
+    Same iterates, same decision: the watch counts checks, never seconds.
+    """
+
+    def __init__(self, checks=STALL_CHECKS, factor=STALL_FACTOR):
+        self.checks, self.factor = int(checks), float(factor)
+        self.gamma = None
+        self.count = 0
+        self.violation = self.qp_gap = np.inf
+
+    def state(self):
+        """The watch's state for a checkpoint's header (JSON numbers; None for inf)."""
+        def num(v):
+            return None if v is None or not np.isfinite(v) else float(v)
+        return dict(gamma=num(self.gamma), count=int(self.count),
+                    violation=num(self.violation), qp_gap=num(self.qp_gap))
+
+    def restore(self, state, where="the checkpoint"):
+        """Continue from :meth:`state` (None: a fresh watch), so that a resumed run stalls
+        where the uninterrupted one does; refuse a malformed one."""
+        if state is None:
+            return
+        from ...exceptions import InputError
+
+        def num(key, count=False):
+            v = state.get(key) if isinstance(state, dict) else "missing"
+            ok = v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)
+                               and v == v and (not count or (int(v) == v and v >= 0)))
+            if not ok:
+                raise InputError(f"cannot resume from {where}: its header field "
+                                 f"'stall_watch' has {key}={v!r}")
+            return v
+        gamma, count = num("gamma"), num("count", count=True)
+        violation, qp_gap = num("violation"), num("qp_gap")
+        self.gamma = gamma
+        self.count = int(count or 0)
+        self.violation = np.inf if violation is None else float(violation)
+        self.qp_gap = np.inf if qp_gap is None else float(qp_gap)
+
+    def stalled(self, gamma, m):
+        """Take the measure ``m`` of a stage with regularisation ``gamma``; True once it
+        has stalled."""
+        if gamma != self.gamma:
+            self.gamma, self.count = gamma, 0
+            self.violation = self.qp_gap = np.inf
+        if not m.full:
+            return False
+        if m.violation <= self.factor * self.violation or \
+                m.qp_gap <= self.factor * self.qp_gap:
+            self.violation, self.qp_gap, self.count = m.violation, m.qp_gap, 0
+            return False
+        self.count += 1
+        return self.count >= self.checks
+
+
+def step_stage(strategy, lp_stage, problem, m, *, tol, gap_tol, deadline, final, watch=None):
+    """The stage decision of one iteration (see the module docstring of :mod:`.stage`).
+
+    The QP stage has converged when a full check finds the iterate within ``tol`` and
+    the QP gap within ``gap_tol``, or when the strategy derives a point that is
+    (:meth:`Strategy.candidate`); then :meth:`.stage.LPStage.finish` certifies it, polishes
+    or grows ``gamma``. The polish is tried before that when the stage's progress has
+    stalled (``watch``, :class:`ProgressWatch`), whatever ``tol`` and ``gap_tol`` are, and,
+    for strategies with ``early_polish``, as soon as the QP gap is below
+    :data:`.stage.POLISH_QP_GAP`.
+    """
+    out = Outcome(violation=m.violation)
+    stage_done = m.full and m.violation <= tol and m.qp_gap <= gap_tol
+    if m.full and not stage_done and m.qp_gap <= gap_tol:
+        out.candidate = strategy.candidate(m)
+        stage_done = out.candidate is not None
+    gamma = strategy.gamma
+    x_stage = None
+    stalled = watch is not None and watch.stalled(gamma, m)
+    if m.full and not stage_done and lp_stage.may_polish(gamma) and (
+            stalled or (m.qp_gap <= POLISH_QP_GAP and strategy.early_polish)):
+        # the active rows are known long before the QP converges
+        out.done = lp_stage.try_polish(strategy.active_rows, deadline, gamma)
+    elif stage_done:
+        x_stage = strategy.stage_x() if out.candidate is None else out.candidate.x
+        out.done, out.next_gamma = lp_stage.finish(
+            x_stage, lambda: strategy.certify(m, final), strategy.active_rows, deadline,
+            gamma)
+        out.lp_gap = lp_stage.gap(problem.objective_value(lp_stage.x))
+    if out.done:
+        out.x = lp_stage.x
+        if out.x is not x_stage or out.candidate is not None:
+            out.violation = strategy.violation(out.x)
+        if x_stage is None:
+            out.lp_gap = lp_stage.gap(problem.objective_value(out.x))
+        if lp_stage.polished:
+            out.how = " (x from the LP on the active constraints)"
+        elif out.candidate is not None:
+            out.how = out.candidate.how
+    return out
+
+
+def iterate(strategy, problem, lp_stage, counters, *, tol, gap_tol, max_iter, time_limit,
+            callback, threads, checkpoint=None, checkpoint_every=60.0, max_memory=None,
+            entered=None):
+    """Run ``strategy`` to the end: the loop, the stages and the answer.
+
+    Parameters
+    ----------
+    strategy : Strategy
+    problem : MetricProblem
+    lp_stage : LPStage
+        The stages' state (best bound, polishes), kept by the caller.
+    counters : dict
+        ``iteration`` and ``seconds`` so far (a resumed run continues them) and the
+        strategy's schedule; saved with every checkpoint.
+    tol, gap_tol, max_iter, time_limit, callback, threads, checkpoint_every, max_memory
+        The common options (see :func:`metricopt.solvers.dykstra.solve_dykstra`).
+    checkpoint : str or None
+        When given, :meth:`Strategy.save` is called every ``checkpoint_every`` seconds,
+        at the end and on Ctrl-C.
+    entered : float or None
+        ``time.perf_counter()`` when the backend was entered: the time limit counts the
+        setup too.
+
+    Returns
+    -------
+    dict
+        The backend's fields, ``x``, ``max_violation``, ``status``, ``message``, ``nit``,
+        ``history``, ``elapsed`` and the stages' fields (``lower_bound``,
+        ``bound_details``, ``polish``, ``certificates``, ...), for
+        :func:`.result.complete`.
+    """
+    if entered is not None:
+        counters["seconds"] = float(counters["seconds"]) + (time.perf_counter() - entered)
+    loop = IterationLoop(strategy.unit, counters, max_iter=max_iter, time_limit=time_limit,
+                         callback=callback, threads=threads, checkpoint_every=checkpoint_every,
+                         save=None if checkpoint is None else strategy.save)
+    final = None  # the certificates end by the time limit's allowance
+    # the watch's state travels with the counters: a resumed run stalls where the
+    # uninterrupted one does
+    watch = ProgressWatch()
+    watch.restore(counters.get("stall_watch"))
+    try:
+        with loop:
+            if time_limit is not None:
+                # the certificate's search ends at 3/4 of the allowance: the rest is for
+                # the answer's measurement and objective
+                final = loop.deadline + 0.75 * finish_allowance(time_limit)
+            while loop.next():
+                # a Ctrl-C takes effect between two iterations, so that x, the duals and
+                # the counters of a checkpoint always belong together
+                with loop.iteration():
+                    if not _one_iteration(strategy, problem, lp_stage, loop, tol=tol,
+                                          gap_tol=gap_tol, final=final,
+                                          max_memory=max_memory, watch=watch):
+                        break
+        ans = strategy.answer(loop.status, loop, lp_stage, final)
+    finally:
+        strategy.close()
+    status = loop.status if ans.status is None else ans.status
+    message = (loop.message if ans.message is None else ans.message) + ans.suffix
+    x, viol = ans.x, ans.violation
+    if status != Status.OPTIMAL:
+        x, viol = lp_stage.answer_at_limit(x, viol)
+        if ans.certify is not None:
+            # an interrupted run ends at once: its certificate takes one pass over the
+            # pairs (the multiplier search stops at its first value, still certified)
+            until = time.perf_counter() if status == Status.INTERRUPTED else final
+            lp_stage.offer_bound(*ans.certify(until))
+    out = dict(x=x, status=status, message=message, nit=loop.it, max_violation=float(viol),
+               history=loop.history)
+    out.update(ans.fields)
+    out.update(lp_stage.summary())
+    out.update(lower_bound=lp_stage.best_bound, bound_details=lp_stage.best_details,
+               polish=lp_stage.polishes, certificates=lp_stage.certificates,
+               certify_seconds=lp_stage.certify_seconds)
+    out.update(strategy.late_fields())
+    out["elapsed"] = loop.elapsed()
+    return out
+
+
+def _one_iteration(strategy, problem, lp_stage, loop, *, tol, gap_tol, final, max_memory,
+                   watch):
+    """One iteration inside the loop; False when the loop ends (its status set)."""
+    m = strategy.measure(loop)
+    if m is None:  # time limit or Ctrl-C during a read-only step
+        loop.drop()
+        loop.out_of_time()
+        return False
+    if m.numerical is not None:
+        loop.stop(Status.NUMERICAL, m.numerical)
+        return False
+    if strategy.stages and not m.warm:
+        outcome = step_stage(strategy, lp_stage, problem, m, tol=tol, gap_tol=gap_tol,
+                             deadline=loop.deadline, final=final, watch=watch)
+    else:
+        outcome = Outcome(violation=m.violation)
+    if not strategy.advance(m, outcome, loop):
+        loop.drop()
+        loop.out_of_time()
+        return False
+    loop.counters["stall_watch"] = watch.state()  # of the iterations that count
+    loop.record(strategy.record(m, outcome, loop))
+    if outcome.done:
+        loop.stop(Status.OPTIMAL, f"certified LP gap {max(outcome.lp_gap, 0.0):.2e} "
+                                  f"<= gap_tol in {loop.it} {strategy.unit}{outcome.how}")
+        return False
+    stop = strategy.after(m, outcome, loop)
+    if stop is not None:
+        loop.stop(*stop)
+        return False
+    if loop.out_of_time():
+        return False
+    if max_memory is not None:
+        why = strategy.memory_stop(max_memory)
+        if why is not None:
+            loop.stop(Status.LIMIT, why)
+            return False
+    strategy.between(m, loop)
+    loop.checkpoint_if_due()
+    return True

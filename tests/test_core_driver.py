@@ -1,0 +1,113 @@
+"""The solver core: the stall watch of the stages and the one result path."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+import metricopt
+from metricopt.exceptions import ConvergenceWarning, InputError
+from metricopt.result import Status
+from metricopt.solvers.core.driver import STALL_CHECKS, Measure, ProgressWatch
+from metricopt.solvers.core.result import complete
+
+
+def _full(viol, gap):
+    return Measure(primal=1.0, dual=1.0, qp_gap=gap, violation=viol, full=True)
+
+
+def test_watch_stalls_after_checks_without_progress():
+    watch = ProgressWatch()
+    assert not watch.stalled(1.0, _full(1e-2, 1e-2))
+    # halving either number is progress, and restarts the count
+    for k in range(20):
+        assert not watch.stalled(1.0, _full(1e-2 / 2 ** (k + 1), 1e-2))
+    last = 1e-2 / 2 ** 20
+    flat = [watch.stalled(1.0, _full(0.9 * last, 1e-2)) for _ in range(STALL_CHECKS)]
+    assert flat == [False] * (STALL_CHECKS - 1) + [True]
+
+
+def test_watch_ignores_estimates_and_starts_afresh_with_gamma():
+    watch = ProgressWatch(checks=2)
+    watch.stalled(1.0, _full(1e-3, 1e-3))
+    watch.stalled(1.0, _full(1e-3, 1e-3))
+    estimate = Measure(qp_gap=1e-3, violation=1e-3, full=False)
+    assert not watch.stalled(1.0, estimate)  # not a full check: not counted
+    assert watch.stalled(1.0, _full(1e-3, 1e-3))
+    assert not watch.stalled(10.0, _full(1e-3, 1e-3))  # a new stage
+
+
+def test_watch_state_round_trips_and_refuses_damage():
+    watch = ProgressWatch()
+    for _ in range(3):
+        watch.stalled(2.0, _full(1e-4, 1e-5))
+    again = ProgressWatch()
+    again.restore(watch.state())
+    assert (again.gamma, again.count, again.violation, again.qp_gap) == \
+        (watch.gamma, watch.count, watch.violation, watch.qp_gap)
+    fresh = ProgressWatch()
+    fresh.restore(ProgressWatch().state())  # infinities travel as null
+    assert fresh.violation == np.inf and fresh.gamma is None
+    for bad in ({"count": -1}, {"count": 1.5}, {"violation": "x"}, {"qp_gap": True}, [1]):
+        with pytest.raises(InputError, match="stall_watch"):
+            ProgressWatch().restore(bad)
+
+
+def test_a_stalled_stage_is_polished_to_the_exact_lp():
+    # the violation of project-forget's QP stalls at 2e-7 here: the stage never reaches
+    # tol = 1e-8, and only a polish tried on the stall reaches the contract
+    problem = metricopt.build_problem("cc", metricopt.read_graph("dolphins"))
+    res = metricopt.solve(problem, method="project-forget", tol=1e-8, gap_tol=1e-6,
+                          threads=1)
+    assert res["status"] == Status.OPTIMAL, res["message"]
+    assert res["polish_rounds"] > 0
+    assert res["max_violation"] <= 1e-8 and res["gap"] <= 1e-6
+
+
+@pytest.fixture(scope="module")
+def karate_cc():
+    return metricopt.build_problem("cc", metricopt.read_graph("karate"))
+
+
+STATUSES = [Status.LIMIT, Status.STALLED, Status.NUMERICAL, Status.OPTIMAL]
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_status_is_optimal_exactly_when_the_numbers_meet_the_contract(karate_cc, seed):
+    rng = np.random.default_rng(seed)
+    x = np.clip(karate_cc.target + rng.normal(0, 0.05, karate_cc.n_variables), 0, 1)
+    fun = karate_cc.objective_value(x)
+    tol, gap_tol = 10.0 ** rng.integers(-8, -1), 10.0 ** rng.integers(-8, -1)
+    viol = float(karate_cc.max_violation(x)) * rng.choice([0.0, 1e-9, 1e-3, 1.0])
+    bound = fun * (1 - rng.choice([0.0, 1e-9, 1e-6, 1e-3, 0.1]))
+    status = STATUSES[seed % len(STATUSES)]
+    out = dict(x=x, max_violation=viol, lower_bound=bound, status=status, message="m")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        complete(karate_cc, out, backend="test", tol=tol, gap_tol=gap_tol)
+    meets = out["max_violation"] <= tol * (1 + 1e-9) and out["gap"] <= gap_tol * (1 + 1e-9)
+    assert (out["status"] == Status.OPTIMAL) == meets
+    if not meets:
+        assert "missed:" in out["message"] or "not optimal" in out["message"]
+
+
+def test_an_interrupted_run_keeps_its_status(karate_cc):
+    x = karate_cc.target.copy()
+    out = dict(x=x, max_violation=0.0, lower_bound=karate_cc.objective_value(x),
+               status=Status.INTERRUPTED, message="interrupted after 3 passes")
+    complete(karate_cc, out, backend="test", tol=1e-6, gap_tol=1e-4)
+    assert out["status"] == Status.INTERRUPTED
+    assert out["message"] == "interrupted after 3 passes"
+
+
+def test_an_optimal_value_below_its_bound_is_repaired():
+    # project-forget's sparsest cut on dolphins ends within tol with a value below its
+    # certified bound (a rescaled iterate); the answer is its exactly feasible repair
+    problem = metricopt.build_problem("sc", metricopt.read_graph("dolphins"))
+    res = metricopt.solve(problem, method="project-forget", threads=1)
+    assert res["status"] == Status.OPTIMAL
+    assert res["fun"] >= res["lower_bound"]
+    assert res["max_violation"] <= 1e-12
+    if "repaired_below_bound" in res:
+        assert res["repaired_below_bound"] < res["lower_bound"]
+        assert "repaired" in res["message"]

@@ -1,0 +1,285 @@
+"""Cluster editing: exact search, data reduction and the cutting-plane LP bound.
+
+Checked against two independent references: every partition of a small graph
+(brute force) and an integer program (binary pair variables with the triangle
+inequalities, solved by HiGHS's MIP solver).
+"""
+
+import itertools
+
+import numpy as np
+import pytest
+
+from metricopt.bounds.editing_exact import (
+    components,
+    critical_cliques,
+    editing_cost,
+    exact_cluster_editing,
+)
+from metricopt.exceptions import InvalidParameterError
+
+
+def _random_graph(n, p, seed):
+    rng = np.random.default_rng(seed)
+    iu, ju = np.triu_indices(n, 1)
+    keep = rng.random(iu.size) < p
+    return np.column_stack([iu[keep], ju[keep]]).astype(np.int64)
+
+
+def _planted_graph(n, n_clusters, flips, seed):
+    """Cliques with ``flips`` random pairs toggled (so critical cliques and components occur)."""
+    rng = np.random.default_rng(seed)
+    lab = rng.integers(n_clusters, size=n)
+    adj = lab[:, None] == lab[None, :]
+    iu, ju = np.triu_indices(n, 1)
+    on = adj[iu, ju]
+    flip = rng.choice(iu.size, size=min(flips, iu.size), replace=False)
+    on[flip] = ~on[flip]
+    return np.column_stack([iu[on], ju[on]]).astype(np.int64)
+
+
+def _partitions(items):
+    if not items:
+        yield []
+        return
+    first, rest = items[0], items[1:]
+    for part in _partitions(rest):
+        for i in range(len(part)):
+            yield part[:i] + [[first] + part[i]] + part[i + 1:]
+        yield [[first]] + part
+
+
+def _brute_force(n, edges):
+    best = None
+    for part in _partitions(list(range(n))):
+        lab = np.empty(n, dtype=np.int64)
+        for c, block in enumerate(part):
+            lab[block] = c
+        cost = editing_cost(n, edges, lab)
+        best = cost if best is None else min(best, cost)
+    return best
+
+
+def _mip_optimum(n, edges):
+    """Cluster-editing optimum by an integer program (x_uv = 1: u, v separated)."""
+    highspy = pytest.importorskip("highspy")
+    iu, ju = np.triu_indices(n, 1)
+    col = {(int(a), int(b)): c for c, (a, b) in enumerate(zip(iu, ju))}
+    adj = np.zeros((n, n), dtype=bool)
+    adj[edges[:, 0], edges[:, 1]] = adj[edges[:, 1], edges[:, 0]] = True
+    cost = np.where(adj[iu, ju], 1.0, -1.0)
+    h = highspy.Highs()
+    h.setOptionValue("output_flag", False)
+    h.setOptionValue("mip_rel_gap", 0.0)
+    empty = np.empty(0, dtype=np.int32)
+    h.addCols(cost.size, cost, np.zeros(cost.size), np.ones(cost.size), 0, empty, empty, np.empty(0))
+    h.changeColsIntegrality(cost.size, np.arange(cost.size, dtype=np.int32),
+                            np.full(cost.size, highspy.HighsVarType.kInteger))
+    starts, index = [], []
+    for i, j, k in itertools.combinations(range(n), 3):
+        pij, pik, pjk = col[(i, j)], col[(i, k)], col[(j, k)]
+        for long, a, b in ((pij, pik, pjk), (pik, pij, pjk), (pjk, pij, pik)):
+            starts.append(len(index))
+            index += [long, a, b]
+    r = len(starts)
+    h.addRows(r, np.full(r, -np.inf), np.zeros(r), len(index), np.array(starts, dtype=np.int32),
+              np.array(index, dtype=np.int32), np.tile([1.0, -1.0, -1.0], r))
+    h.run()
+    assert h.getModelStatus() == highspy.HighsModelStatus.kOptimal
+    return int(round(h.getInfo().objective_function_value + float(np.sum(~adj[iu, ju]))))
+
+
+# ------------------------------------------------------------------ exact search
+@pytest.mark.parametrize("seed", range(12))
+def test_exact_matches_brute_force(seed):
+    n = 4 + seed % 5  # 4..8 nodes
+    edges = _random_graph(n, 0.3 + 0.05 * (seed % 6), seed) if seed % 2 else _planted_graph(n, 3, 3, seed)
+    sol = exact_cluster_editing(n, edges)
+    assert sol.cost == _brute_force(n, edges)
+    assert editing_cost(n, edges, sol.labels) == sol.cost
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_exact_matches_integer_program(seed):
+    n = 10 + 2 * seed  # 10..20 nodes
+    edges = _planted_graph(n, 3, n, seed) if seed % 2 else _random_graph(n, 0.35, seed)
+    sol = exact_cluster_editing(n, edges, max_nodes=20)
+    assert sol.cost == _mip_optimum(n, edges)
+    assert editing_cost(n, edges, sol.labels) == sol.cost
+
+
+def test_critical_cliques_and_components():
+    # a triangle 0-1-2 with a pendant 3 on node 2, and a separate edge 4-5
+    edges = np.array([[0, 1], [0, 2], [1, 2], [2, 3], [4, 5]])
+    assert critical_cliques(6, edges).tolist() == [0, 0, 1, 2, 3, 3]
+    assert components(6, edges).tolist() == [0, 0, 0, 0, 1, 1]
+    sol = exact_cluster_editing(6, edges)
+    assert sol.cost == 1 and sol.n_cliques == 3
+
+
+def test_exact_refuses_large_components():
+    edges = np.array([[i, i + 1] for i in range(9)])
+    with pytest.raises(InvalidParameterError, match="critical cliques"):
+        exact_cluster_editing(10, edges, max_nodes=5)
+    with pytest.raises(InvalidParameterError):
+        exact_cluster_editing(3, [[0, 0]])
+
+
+def test_editing_cost_counts_both_kinds_of_edit():
+    edges = np.array([[0, 1], [1, 2]])
+    assert editing_cost(3, edges, [0, 0, 0]) == 1  # joins the non-edge 0-2
+    assert editing_cost(3, edges, [0, 1, 2]) == 2  # cuts both edges
+    assert editing_cost(3, edges, [0, 0, 1]) == 1
+
+
+# ------------------------------------------------------------------ LP bounds
+@pytest.mark.parametrize("seed", range(6))
+def test_lp_bound_never_above_optimum(seed):
+    from metricopt.solvers.editing_lp import cluster_editing_bound
+
+    n = 10 + 2 * seed
+    edges = _planted_graph(n, 3, n, seed) if seed % 2 else _random_graph(n, 0.35, seed)
+    opt = exact_cluster_editing(n, edges, max_nodes=20).cost
+    plain = cluster_editing_bound(n, edges, exact_nodes=0, cuts=False, reduce=False)
+    cut = cluster_editing_bound(n, edges, exact_nodes=0)
+    assert plain.bound <= cut.bound <= opt
+    assert cut.lp_value >= plain.lp_value - 1e-6
+    assert set(cut.relaxations) <= {"triangle-lp", "2-partition-lp", "exhaustive"}
+    exact = cluster_editing_bound(n, edges, exact_nodes=20)
+    assert exact.exact and exact.bound == opt
+    assert editing_cost(n, edges, exact.labels) == opt
+
+
+def test_star_cuts_raise_the_triangle_lp():
+    """The triangle LP is fractional on a star; the 2-partition row with S = {centre} cuts it."""
+    from metricopt.solvers.editing_lp import cluster_editing_bound, editing_lp_bound
+
+    # star with 4 leaves: triangle LP puts x = 1/2 on edges (value 2), optimum 3
+    edges = np.array([[0, 1], [0, 2], [0, 3], [0, 4]])
+    plain = editing_lp_bound(5, np.ones(5), edges, cuts=False)
+    cut = editing_lp_bound(5, np.ones(5), edges, cuts=True)
+    assert plain["value"] == pytest.approx(2.0, abs=1e-6)
+    assert plain["relaxation"] == "triangle-lp"
+    assert cut["value"] > plain["value"] + 0.4
+    assert cut["relaxation"] == "2-partition-lp"
+    r = cluster_editing_bound(5, edges, exact_nodes=0)
+    assert r.bound == 3 == exact_cluster_editing(5, edges).cost
+
+
+def test_lp_bound_on_30_nodes_against_integer_program():
+    from metricopt.solvers.editing_lp import cluster_editing_bound
+
+    n = 30
+    edges = _planted_graph(n, 5, 40, 7)
+    opt = _mip_optimum(n, edges)
+    r = cluster_editing_bound(n, edges, exact_nodes=0)
+    assert r.bound <= opt
+    assert cluster_editing_bound(n, edges, exact_nodes=0, cuts=False, reduce=False).bound <= r.bound
+
+
+# ------------------------------------------------------------------ search
+def test_search_reaches_the_optimum_on_small_components():
+    from metricopt.rounding.editing_search import search_cluster_editing
+
+    edges = np.concatenate([_planted_graph(9, 3, 4, 1), 9 + _planted_graph(8, 2, 3, 2)])
+    opt = exact_cluster_editing(17, edges).cost
+    r = search_cluster_editing(17, edges, seed=0)
+    assert r.objective == opt == editing_cost(17, edges, r.labels)
+    assert r.exact_components == 2 and r.searched_components == 0
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_search_is_seeded_and_never_worse(seed):
+    from metricopt.rounding.editing_search import search_cluster_editing
+
+    n = 40
+    edges = _planted_graph(n, 5, 60, seed)
+    start = np.arange(n) % 3
+    a = search_cluster_editing(n, edges, start, seed=seed, n_starts=2, iterations_per_node=3,
+                               exact_nodes=0)
+    b = search_cluster_editing(n, edges, start, seed=seed, n_starts=2, iterations_per_node=3,
+                               exact_nodes=0)
+    assert a.labels.tolist() == b.labels.tolist() and a.objective == b.objective
+    assert a.objective_before == editing_cost(n, edges, start)
+    assert a.objective <= a.objective_before
+    assert a.objective == editing_cost(n, edges, a.labels)
+    assert a.searched_components >= 1
+
+
+def test_search_matches_the_integer_program_on_20_nodes():
+    from metricopt.rounding.editing_search import search_cluster_editing
+
+    n = 20
+    edges = _planted_graph(n, 4, 25, 3)
+    opt = _mip_optimum(n, edges)
+    r = search_cluster_editing(n, edges, seed=0, exact_nodes=0)
+    assert r.objective >= opt  # a clustering is never below the optimum
+    assert r.objective == opt  # and the search finds it on this instance
+
+
+def test_search_rejects_bad_parameters():
+    from metricopt.rounding.editing_search import search_cluster_editing
+
+    with pytest.raises(InvalidParameterError, match="n_starts"):
+        search_cluster_editing(3, [[0, 1]], n_starts=0)
+    with pytest.raises(InvalidParameterError, match="labels"):
+        search_cluster_editing(3, [[0, 1]], [0, 1])
+
+
+# ------------------------------------------------------------------ evaluate
+def test_evaluate_certifies_a_clustering_with_the_editing_bound(runner, tmp_path):
+    import json
+
+    from metricopt.cli import cli
+    from metricopt.io import read_graph
+    from metricopt.rounding.editing_search import search_cluster_editing
+    from metricopt.solvers.editing_lp import cluster_editing_bound
+
+    g = read_graph("karate")
+    found = search_cluster_editing(g.n, g.edges, seed=0, n_starts=1, iterations_per_node=2)
+    path = tmp_path / "clusters.csv"
+    path.write_text("node,cluster\n" + "".join(f"{name},{c}\n" for name, c in zip(g.labels, found.labels)))
+    args = ["evaluate", "cc", "karate", str(path), "--weights", "unit", "--editing-bound", "--json"]
+    result = runner.invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output + result.stderr
+    data = json.loads(result.stdout)
+    bound = cluster_editing_bound(g.n, g.edges).bound
+    assert data["objective"] == found.objective
+    assert data["editing_bound"]["bound"] == bound == data["lower_bound"]
+    assert data["bound_source"] == "editing"
+    assert bound <= found.objective
+    assert data["approximation_ratio"] == pytest.approx(found.objective / bound)
+    assert "editing bound" in result.stderr
+    # a larger given bound is kept (both are certified)
+    args[-1:] = ["--lower-bound", str(bound + 0.5), "--json"]
+    data = json.loads(runner.invoke(cli, args, catch_exceptions=False).stdout)
+    assert data["lower_bound"] == bound + 0.5 and data["bound_source"] == "given"
+
+
+def test_evaluate_editing_bound_needs_unit_weights(runner, tmp_path):
+    from metricopt.cli import cli
+    from metricopt.io import read_graph
+
+    g = read_graph("karate")
+    path = tmp_path / "clusters.csv"
+    path.write_text("node,cluster\n" + "".join(f"{name},0\n" for name in g.labels))
+    result = runner.invoke(cli, ["evaluate", "cc", "karate", str(path), "--editing-bound"])
+    assert result.exit_code == 1
+    assert result.stderr.strip().splitlines()[-1] == (
+        "Error: the editing bound is for cc with unit weights (cluster editing)")
+
+
+def test_lp_certificate_tracks_the_lp_value_over_many_blocks():
+    """The certificate is rebuilt from the model's rows after many additions and
+    deletions of rows: at every round it equals HiGHS's objective up to round-off."""
+    from metricopt.solvers.editing_lp import editing_lp_bound
+
+    n = 40
+    edges = _random_graph(n, 0.2, 1)
+    seen = []
+    r = editing_lp_bound(n, np.ones(n), edges, max_rows=30, progress=seen.append)
+    assert len(seen) > 10
+    for rec in seen:
+        assert rec["bound"] == pytest.approx(rec["objective"], abs=1e-6)
+    assert r["value"] == pytest.approx(max(rec["objective"] for rec in seen), abs=1e-6)
+    assert r["star_rows"] > 0
