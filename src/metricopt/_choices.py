@@ -7,7 +7,7 @@ implementations keeps ``metricopt --help`` and ``metricopt solvers`` free of num
 pandas and scipy imports.
 """
 
-__all__ = ["PROBLEM_KINDS", "STRUCTURES", "FORMATS", "WEIGHT_MODES", "RELAXATIONS", "MN_SOURCES",
+__all__ = ["PROBLEM_KINDS", "STRUCTURES", "LAYOUTS", "FORMATS", "WEIGHT_MODES", "RELAXATIONS", "MN_SOURCES",
            "WEDGE_WEIGHTS", "ROUNDING_METHODS", "ROUNDING_AUTO", "REFINE_METHODS", "DELTA_RANGE",
            "EPSILON_MIN"]
 
@@ -22,7 +22,12 @@ STRUCTURES = {
     "dense": "all pairs of K_n; triangle inequalities x_ij <= x_ik + x_kj",
     "sparse": "the graph's pairs only; cycle inequalities of MET(G)",
     "edges": "edges only; triangle inequalities on the graph's triangles, x_ik + x_jk >= 1 on open wedges",
+    "support": "cc stored by its support: the pairs away from the bulk value 1, the rest in closed form",
 }
+
+#: Pair layouts of correlation clustering: every pair, or the support-sized one
+#: (:mod:`metricopt.problems.support`); ``"auto"`` picks by size.
+LAYOUTS = ("auto", "dense", "support")
 
 #: Input formats of :func:`metricopt.io.read_graph` (the reader table of
 #: :mod:`metricopt.io._readers` has one entry for each, in this order).

@@ -36,6 +36,13 @@ class MetricProblem:
         Variables are the graph's pairs ``pairs[v] = (i, j)``; constraints are the cycle
         inequalities of MET(G): ``x_e <= sum of x over the rest of any cycle through e``
         (exponentially many; separated by shortest paths).
+    ``"support"``
+        Correlation clustering stored by its support (:mod:`metricopt.problems.support`):
+        ``pairs``, ``weights`` and ``target`` list the explicit pairs; every other pair
+        has target ``bulk.value`` and the weight of ``bulk``
+        (:class:`~metricopt.problems.support.SupportBulk`). Constraints are all triangle
+        inequalities of ``K_n``; points are
+        :class:`~metricopt.problems.support.SupportPoint` objects.
     ``"edges"``
         Cluster deletion: variables are the edges ``pairs[v]``; for every triangle row
         ``(a, b, c)`` of ``triangles`` the three inequalities ``x_a <= x_b + x_c``,
@@ -49,7 +56,7 @@ class MetricProblem:
         Number of nodes.
     labels : ndarray of shape (n,), dtype object
         Original node labels.
-    structure : {"dense", "sparse", "edges"}
+    structure : {"dense", "sparse", "edges", "support"}
     objective : {"linear", "l1", "l2"}
     cost, weights, target : ndarray of shape (n_variables,) or None
     constant : float
@@ -64,6 +71,8 @@ class MetricProblem:
         Dense problems only: packed pair indices ``(a, b, c)`` of the inequalities
         ``x_a <= x_b + x_c`` that replace the full triangle family (``None``: all of
         them). Only backends that declare ``explicit_rows`` solve such a problem.
+    bulk : SupportBulk or None
+        The pairs a ``"support"`` problem does not list.
     graph : Graph or None
         The graph the problem was built from (rounding and reports use it).
     params : dict
@@ -93,6 +102,7 @@ class MetricProblem:
     triangles: np.ndarray | None = None
     wedges: np.ndarray | None = None
     rows: np.ndarray | None = None
+    bulk: object = None
     graph: object = None
     params: dict = field(default_factory=dict)
     name: str = "problem"
@@ -128,7 +138,7 @@ class MetricProblem:
                      description="x_ij <= x_ik + x_jk for every open wedge i-k-j (ik, jk "
                                  "edges, ij not); the other triangle inequalities are dropped")
             )
-        elif self.structure == "dense":
+        elif self.structure in ("dense", "support"):
             fams.append(
                 dict(name="triangle", count=3 * (n * (n - 1) * (n - 2) // 6),
                      description="x_ij <= x_ik + x_kj for all i, j, k")
@@ -189,6 +199,10 @@ class MetricProblem:
         -------
         float
         """
+        if self.structure == "support":
+            from .support import point_objective
+
+            return point_objective(self, x)
         x = np.asarray(x, dtype=np.float64)
         if self.objective == "linear":
             return float(self.cost @ x + self.constant)
@@ -206,6 +220,10 @@ class MetricProblem:
 
         O(n_variables); the cheap part of :meth:`max_violation`.
         """
+        if self.structure == "support":
+            from .support import point_bound_violation
+
+            return point_bound_violation(self, x)
         x = np.asarray(x, dtype=np.float64)
         worst = 0.0
         if x.size:
@@ -228,6 +246,10 @@ class MetricProblem:
         from ._cycles import max_cycle_violation
         from ._triangles import max_triangle_violation
 
+        if self.structure == "support":
+            from .support import point_violation
+
+            return point_violation(self, x)
         x = np.asarray(x, dtype=np.float64)
         worst = self.bound_violation(x)
         if self.structure == "dense" and self.rows is not None:

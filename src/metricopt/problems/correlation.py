@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._choices import RELAXATIONS, WEDGE_WEIGHTS, WEIGHT_MODES
+from .._choices import LAYOUTS, RELAXATIONS, WEDGE_WEIGHTS, WEIGHT_MODES
 from .._memory import check_memory
 from ..exceptions import InvalidParameterError
 from ._base import MetricProblem
@@ -17,7 +17,7 @@ _CALLER = "correlation_clustering"
 
 
 def correlation_clustering(graph, *, weights="auto", delta=0.05, epsilon=0.01, resolution=None,
-                           relaxation="full", max_memory=None):
+                           relaxation="full", layout="auto", max_memory=None):
     """Build the correlation-clustering LP relaxation of a graph.
 
     ``min sum_ij w_ij |x_ij - d_ij|`` subject to ``x`` being a (semi)metric with
@@ -53,6 +53,15 @@ def correlation_clustering(graph, *, weights="auto", delta=0.05, epsilon=0.01, r
         inequalities the all-targets point violates). It keeps a subset of the rows, so
         its optimum is a lower bound on the full LP's and on every clustering; the
         problem's ``params`` record it (``relaxation="wedges"``) and reports say so.
+    layout : {"auto", "dense", "support"}, default="auto"
+        How the pairs are stored. ``"dense"``: every pair (``n (n - 1) / 2`` weights
+        and targets). ``"support"``: only the edges (and, for Jaccard weights, the pairs
+        with a common neighbour); every other pair is dissimilar with a weight in closed
+        form, and solvers store only the pairs their iterate moves away from 1 (see
+        :mod:`metricopt.problems.support`; weights ``"jaccard"``, ``"unit"``,
+        ``"lambda"``, ``"lambda-degree"`` and ``"modularity"``, the full relaxation).
+        ``"auto"``: ``"dense"`` up to :data:`AUTO_SUPPORT_NODES` nodes, where the dense
+        layout's solvers are faster, else ``"support"`` where it applies.
     max_memory : int or None
         Bytes allowed for the dense weight vectors and the wedge rows (default: what
         the machine has).
@@ -86,6 +95,7 @@ def correlation_clustering(graph, *, weights="auto", delta=0.05, epsilon=0.01, r
         mode = "signed" if graph.is_signed else "jaccard"
     resolution = check_resolution(mode, resolution, _CALLER)
     check_choice(relaxation, "relaxation", _CALLER, tuple(RELAXATIONS))
+    check_choice(layout, "layout", _CALLER, LAYOUTS)
     wedges = relaxation == "wedges"
     if wedges and mode not in WEDGE_WEIGHTS:
         raise InvalidParameterError(
@@ -93,6 +103,7 @@ def correlation_clustering(graph, *, weights="auto", delta=0.05, epsilon=0.01, r
             f"{' or '.join(map(repr, WEDGE_WEIGHTS))}, whose targets are 1 - adjacency; "
             f"got weights={mode!r}")
     params = dict(weights=mode)
+    layout = _pick_layout(layout, mode, relaxation, graph)
     if mode == "signed":
         if graph.weights is None:
             raise _unsigned_error()
@@ -109,6 +120,22 @@ def correlation_clustering(graph, *, weights="auto", delta=0.05, epsilon=0.01, r
             graph=graph, params=params, name=graph.name,
         )
 
+    if layout == "support":
+        from .support import support_correlation_clustering
+
+        pairs, w, d, bulk, units = support_correlation_clustering(
+            graph, mode, delta=delta, epsilon=epsilon, resolution=resolution,
+            max_memory=max_memory)
+        if mode == "jaccard":
+            params.update(delta=delta, epsilon=epsilon)
+        elif mode in RESOLUTION_WEIGHTS:
+            params.update(resolution=resolution)
+        params.update(layout="support")
+        return MetricProblem(
+            kind="cc", n=graph.n, labels=graph.labels, structure="support", objective="l1",
+            weights=w, target=d, lower=0.0, upper=1.0, pairs=pairs, bulk=bulk, graph=graph,
+            params=params, name=graph.name, units=units,
+        )
     npairs = n_pairs(graph.n)
     need = 3 * 8 * npairs
     if wedges:
@@ -138,6 +165,28 @@ def correlation_clustering(graph, *, weights="auto", delta=0.05, epsilon=0.01, r
         weights=w, target=d, lower=0.0, upper=1.0, rows=rows, graph=graph, params=params,
         name=graph.name, units=units,
     )
+
+
+#: ``layout="auto"`` stores every pair up to this many nodes.
+AUTO_SUPPORT_NODES = 20_000
+
+
+def _pick_layout(layout, mode, relaxation, graph):
+    """The layout to build: ``layout`` checked against the weights and relaxation, or the
+    choice of ``"auto"``."""
+    from .support import MAX_SUPPORT_NODES, SUPPORT_WEIGHTS
+
+    fits = mode in SUPPORT_WEIGHTS and relaxation == "full" and graph.n <= MAX_SUPPORT_NODES
+    if layout == "auto":
+        return "support" if fits and graph.n > AUTO_SUPPORT_NODES else "dense"
+    if layout == "support" and not fits:
+        why = (f"weights {mode!r}" if mode not in SUPPORT_WEIGHTS else
+               f"relaxation {relaxation!r}" if relaxation != "full" else
+               f"{graph.n} nodes (at most {MAX_SUPPORT_NODES})")
+        raise InvalidParameterError(
+            f"layout='support' needs weights {', '.join(map(repr, SUPPORT_WEIGHTS))}, the "
+            f"full relaxation and at most {MAX_SUPPORT_NODES} nodes; got {why}")
+    return layout
 
 
 def _unsigned_error():
