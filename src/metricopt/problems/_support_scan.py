@@ -29,7 +29,7 @@ Every kernel is pure; :func:`reference_violations` is the slow check used by the
 import numba
 import numpy as np
 
-__all__ = ["pair_keys", "pair_table", "table_find", "table_insert", "table_grow",
+__all__ = ["pair_keys", "pair_table", "table_find", "table_lookup", "table_insert", "table_grow",
            "support_neighbours", "scan_support", "support_max_violation",
            "reference_violations"]
 
@@ -71,6 +71,15 @@ def table_find(keys, vals, key):
             return vals[s]
         s = (s + 1) & mask
     return -1
+
+
+@numba.njit(cache=True)
+def table_lookup(keys, vals, query):
+    """:func:`table_find` of each key of ``query`` (int64 array; -1 where absent)."""
+    out = np.empty(query.shape[0], dtype=np.int64)
+    for t in range(query.shape[0]):
+        out[t] = table_find(keys, vals, query[t])
+    return out
 
 
 @numba.njit(cache=True)

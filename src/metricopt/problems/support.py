@@ -194,8 +194,13 @@ def point_violation(problem, point):
 
 
 def point_bound_violation(problem, point):
-    """Largest violation of the variable bounds by the support point."""
-    lo, hi = point.min_max()
+    """Largest violation of the variable bounds by the support point (or by the values
+    of its listed pairs, the bulk value taken with them)."""
+    if isinstance(point, SupportPoint):
+        lo, hi = point.min_max()
+    else:
+        b = float(problem.bulk.value)
+        lo, hi = min(float(np.min(point, initial=b)), b), max(float(np.max(point, initial=b)), b)
     worst = 0.0
     if np.isfinite(problem.lower):
         worst = max(worst, float(problem.lower) - lo)

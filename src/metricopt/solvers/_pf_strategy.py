@@ -244,9 +244,12 @@ def violation_bound(problem, x):
     """An upper bound on the largest violation of ``x``, O(n_variables): a cycle row
     ``x_e <= sum of the others`` is violated by at most ``max(x) - 2 min(x)`` when
     ``x >= 0`` (else by at most ``max(x) - (n - 1) min(x)``)."""
-    if x.size == 0:
+    if problem.structure == "support":
+        lo, hi = x.min_max()
+    elif x.size == 0:
         return problem.bound_violation(x)
-    hi, lo = float(x.max()), float(x.min())
+    else:
+        hi, lo = float(x.max()), float(x.min())
     cycle = hi - 2.0 * lo if lo >= 0.0 else hi - (problem.n - 1) * lo
     return max(cycle, problem.bound_violation(x), 0.0)
 
@@ -270,6 +273,8 @@ def current_x(st, mode, n):
     """The iterate's ``x`` in problem order (a copy)."""
     from ._layouts import diagonal_to_packed
 
+    if mode == "support":
+        return st.point()
     return diagonal_to_packed(st.x, n, np.empty_like(st.x)) if mode == "dense" \
         else st.x.copy()
 

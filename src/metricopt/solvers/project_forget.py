@@ -81,7 +81,8 @@ References
 
 from ._base import Solver
 from ._pf_oracles import estimate_memory
-from ._pf_strategy import drive
+from ._pf_strategy import drive as _drive_layouts
+from ._support_strategy import drive_support, estimate_support_memory
 from .core import options as opt
 
 __all__ = ["ProjectForgetSolver", "solve_project_forget"]
@@ -228,6 +229,13 @@ def solve_project_forget(problem, *, gamma, lam, tol, gap_tol, max_iter, time_li
                     gap_tol=gap_tol)
 
 
+def drive(problem, **options):
+    """Run project-forget on ``problem``: the support-sized layout's strategy
+    (:mod:`._support_strategy`) or the others' (:mod:`._pf_strategy`)."""
+    run = drive_support if problem.structure == "support" else _drive_layouts
+    return run(problem, **options)
+
+
 class ProjectForgetSolver(Solver):
     """Project and Forget: active-set Bregman projections (Sonthalia & Gilbert 2020)."""
 
@@ -235,7 +243,7 @@ class ProjectForgetSolver(Solver):
     description = ("Project and Forget active-set projections: shortest-path cycle oracle on "
                    "MET(G), triangle/wedge scans (cd), parallel triangle scans (dense)")
     REQUIRED_MODULES = ("numba",)
-    structures = ("dense", "sparse", "edges")
+    structures = ("dense", "sparse", "edges", "support")
     objectives = ("linear", "l1", "l2")
     options = OPTIONS
     public = "solve_project_forget"
@@ -243,6 +251,8 @@ class ProjectForgetSolver(Solver):
 
     def estimate_memory(self, problem):
         """Estimated peak bytes (see :func:`estimate_memory`)."""
+        if problem.structure == "support":
+            return estimate_support_memory(problem)
         return estimate_memory(problem)
 
     def warm_up_kernels(self, problem):

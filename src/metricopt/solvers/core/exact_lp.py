@@ -298,6 +298,9 @@ class RestrictedModel:
     opts : dict
         ``tol``, ``verbose``, ``seed``, ``threads`` (as :class:`ExactModel`).
     algorithm : {"simplex", "ipm", "pdlp"}, default="simplex"
+    columns : object, optional
+        The columns' numbering when the rows name a backend's own variables (the
+        :class:`_Columns` interface); default: the problem's variables.
 
     Notes
     -----
@@ -310,11 +313,11 @@ class RestrictedModel:
     column per variable anyway.
     """
 
-    def __init__(self, problem, opts, algorithm="simplex"):
+    def __init__(self, problem, opts, algorithm="simplex", columns=None):
         self.problem = problem
         self.algorithm = algorithm
         self.crossover = False  # the interior-point method's answer made a vertex
-        self.cols = _Columns(problem)
+        self.cols = _Columns(problem) if columns is None else columns
         self.c_cost, self.c_lo, self.c_hi = [], [], []
         self.offset = 0.0
         self.n_cols = 0

@@ -77,16 +77,23 @@ class ActiveRows:
     duals : dict, optional
         The projection method's dual of each row, per form (same keys), used by
         :meth:`strongest` to keep the rows that matter most.
+    space : object, optional
+        The variables' numbering when it is a backend's own (the support-sized layout's
+        run pairs): ``space.columns()`` makes the restricted LP's columns and
+        ``space.separator(tol)`` its separator, in place of :class:`~.exact_lp._Columns`
+        and :class:`~.separation.Separator`.
     """
 
     _FORMS = ("triangles", "cycles", "family", "wedges")
 
-    def __init__(self, triangles=None, cycles=None, family=None, wedges=None, duals=None):
+    def __init__(self, triangles=None, cycles=None, family=None, wedges=None, duals=None,
+                 space=None):
         self.triangles = triangles
         self.cycles = cycles
         self.family = family
         self.wedges = wedges
         self.duals = duals or {}
+        self.space = space
 
     def _count(self, form):
         data = getattr(self, form)
@@ -127,7 +134,7 @@ class ActiveRows:
                 kept[form] = (new_off, members[pos])
             else:
                 kept[form] = data[keep]
-        return ActiveRows(**kept)
+        return ActiveRows(**kept, space=self.space)
 
     def blocks(self, problem):
         """The rows as :class:`~metricopt.solvers.core.lp_matrix.RowBlock` objects."""
@@ -164,7 +171,7 @@ def polish_rows(problem, active, max_memory=None):
 
     if problem.objective == "l2":
         return None, "a QP needs no LP polish"
-    if problem.structure == "dense" and problem.objective == "l1":
+    if problem.structure in ("dense", "support") and problem.objective == "l1":
         tri = active.triangles
         cols = int(np.unique(tri).size) if tri is not None and len(tri) else 0
     else:
@@ -213,9 +220,11 @@ def polish(problem, active, *, tol, gap_tol=1e-4, deadline=None, threads=None,
     """
     t0 = time.perf_counter()
     opts = dict(verbose=False, seed=0, tol=1e-9, threads=threads)
-    rm = RestrictedModel(problem, opts)
+    space = active.space
+    rm = RestrictedModel(problem, opts, columns=None if space is None else space.columns())
     rm.add_blocks(active.blocks(problem))
-    sep = Separator(problem, max(tol, 1e-9), None)
+    sep = Separator(problem, max(tol, 1e-9), None) if space is None \
+        else space.separator(max(tol, 1e-9))
     out = dict(status=Status.LIMIT, x=None, lower_bound=None, bound_details={},
                max_violation=np.inf, rounds=0, message="")
     for rnd in range(1, max_rounds + 1):

@@ -45,7 +45,12 @@ GAP_FLOOR = 1e-7
 def objective_scale(problem):
     """``sum |w|`` (l1, l2) or ``sum |c|`` (linear): the objective's natural size."""
     coef = problem.weights if problem.objective in ("l1", "l2") else problem.cost
-    return float(np.sum(np.abs(coef))) if coef is not None else 0.0
+    total = float(np.sum(np.abs(coef))) if coef is not None else 0.0
+    if problem.bulk is not None:  # the pairs a support-sized problem does not list
+        pairs = problem.pairs
+        total += problem.bulk.total_weight(problem.n) - float(
+            np.sum(problem.bulk.pair_weights(pairs[:, 0], pairs[:, 1])))
+    return total
 
 
 def lp_gap(lp_value, lower_bound, floor=0.0):

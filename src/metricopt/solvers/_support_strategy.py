@@ -1,0 +1,262 @@
+"""Project and Forget on the support-sized layout of correlation clustering.
+
+The iterate lists the *run's pairs*: the problem's explicit pairs first, then every bulk
+pair a violated constraint brought in (:mod:`metricopt.problems.support`). Every other
+pair sits at ``x = d = 1``, ``f = 0``, its two duals of ``f >= |x - d|`` equal: the
+fixed point of its own rows that the dense run reaches after its first pass, and which
+no remembered constraint moves. The QP values, the certificate and the LP objective of
+those pairs are 0 (the module docstring of :mod:`metricopt.problems.support`), so the
+sums over the run's pairs are those of the whole problem.
+
+One oracle call is the support scan of :mod:`metricopt.problems._support_scan`, in
+``O(wedges of the pairs below 1)``: it returns the exact largest violation and every
+inequality violated by more than ``0.01 tol``; a bulk pair among their sides joins the
+run's pairs at its fixed point. Then the passes of the dense mode
+(:func:`._pf_strategy.dense_passes`): one over every pair's own rows, then over the
+remembered triangles and their pairs only, until they have done the scan's work. The
+loop, stages, limits and records are the core's (:mod:`.core.driver`).
+
+References
+----------
+.. [1] Sonthalia, R., & Gilbert, A. C. (2020). Project and Forget: solving large-scale
+       metric constrained problems. arXiv:2005.03853.
+"""
+
+import dataclasses
+import time
+
+import numpy as np
+
+from .._memory import check_memory, format_bytes
+from ..exceptions import InvalidParameterError
+from ..problems._support_scan import (
+    pair_keys,
+    pair_table,
+    scan_support,
+    support_neighbours,
+    table_grow,
+    table_lookup,
+)
+from ..problems.support import SupportPoint
+from . import _pf_oracles as O
+from . import _regularised
+from ._pf_strategy import ProjectForgetState, ProjectForgetStrategy, pair_pass
+from ._support_kernels import keyed_merge, list_keys, row_keys
+from ._support_polish import SupportSpace
+from .core.driver import iterate
+from .core.stage import LPStage
+
+__all__ = ["SupportState", "SupportScanner", "SupportStrategy", "drive_support",
+           "estimate_support_memory"]
+
+#: Bytes per run pair: ``x, f, delta, w, winv``, four pair duals, the nodes and the
+#: table's two slots (at most half full).
+BYTES_PER_PAIR = 8 * 9 + 16 + 2 * 16
+#: Run pairs per explicit pair in the estimate (Jaccard cc at the LP optimum: ca-GrQc
+#: lists 42,113 pairs below 1 against 14,484 edges).
+GROWTH_PER_EXPLICIT = 2.0
+#: Remembered constraints per explicit pair in the estimate (20 bytes each, twice
+#: during a merge).
+REMEMBERED_PER_EXPLICIT = 12.0
+
+
+@dataclasses.dataclass(eq=False)
+class SupportState(ProjectForgetState):
+    """:class:`._pf_strategy.ProjectForgetState` over the run's pairs: their nodes
+    ``pi < pj``, the table of their keys and the bulk model of the pairs not listed."""
+
+    pi: np.ndarray = None
+    pj: np.ndarray = None
+    table: tuple = None
+    bulk: object = None
+    floor: float = 0.0
+
+    def point(self):
+        """The iterate as a :class:`~metricopt.problems.support.SupportPoint` (a copy)."""
+        return SupportPoint(self.n, np.stack([self.pi, self.pj], axis=1), self.x.copy(),
+                            float(self.bulk.value))
+
+    def grow(self, keys):
+        """Add the bulk pairs ``keys`` (new, distinct) at their fixed point: ``x = d = 1``,
+        ``f = -gamma`` taken to ``0`` by one pass over their own rows, as in the dense run."""
+        k = keys.shape[0]
+        if k == 0:
+            return
+        n = self.n
+        pi, pj = keys // n, keys % n
+        w0 = self.bulk.pair_weights(pi, pj)
+        w = np.maximum(w0, self.floor)
+        self.raised += float(np.sum(w - w0))
+        one = float(self.bulk.value)
+        new = dataclasses.replace(
+            self, x=np.full(k, one), f=np.full(k, -self.gamma), delta=np.full(k, one), w=w,
+            winv=1.0 / w, z_pair=np.zeros((4, k)), sum_value=None)
+        pair_pass(new)
+        self.table = table_grow(self.table, keys, self.nvar)
+        self.pi = np.concatenate([self.pi, pi])
+        self.pj = np.concatenate([self.pj, pj])
+        for name in ("x", "f", "delta", "w", "winv"):
+            setattr(self, name, np.concatenate([getattr(self, name), getattr(new, name)]))
+        self.z_pair = np.concatenate([self.z_pair, new.z_pair], axis=1)
+        self.nvar += k
+
+
+def setup_support(problem, gamma, lam):
+    """The run's state over the problem's explicit pairs (:func:`._regularised.setup`)."""
+    from .. import _config
+
+    pairs = problem.pairs
+    st = _regularised.setup(problem, gamma, lam, state=SupportState, kind=problem.kind,
+                            n=problem.n, nvar=int(pairs.shape[0]), structure="support",
+                            layout="support")
+    st.pi = np.ascontiguousarray(pairs[:, 0], dtype=np.int64)
+    st.pj = np.ascontiguousarray(pairs[:, 1], dtype=np.int64)
+    st.table = pair_table(pair_keys(st.pi, st.pj, problem.n))
+    st.bulk = problem.bulk
+    wmax = float(np.max(problem.weights, initial=0.0))
+    st.floor = _config.DYKSTRA_MIN_WEIGHT * max(wmax, 1.0)
+    return st
+
+
+class SupportScanner:
+    """The support scan as project-forget's dense oracle: ``(list, worst, found)``."""
+
+    def __init__(self, st, add_tol, max_memory):
+        self.st, self.add_tol, self.max_memory = st, add_tol, max_memory
+        self.last_work = 0.0
+        self.last_bytes = 0
+        self.grown = 0
+
+    def __call__(self, x, active, stop=None):
+        st = self.st
+        n, bulk = st.n, float(st.bulk.value)
+        csr = support_neighbours(st.pi, st.pj, x, n, bulk)
+        # the dense mode's pass schedule: passes until they have done a full scan's
+        # work (in practice until they converge, or 1000), whatever the scan cost
+        self.last_work = n * (n - 1) * (n - 2) / 6
+        none = np.empty((0, 4), dtype=np.int64)
+        count, worst = scan_support(st.pi, st.pj, x, n, bulk, *st.table, *csr, self.add_tol,
+                                    none)
+        held = 8 * st.nvar * 14 + active.nbytes if self.max_memory is not None else 0
+        check_memory(held + 64 * count, f"the violated triangles found by the support scan "
+                                        f"on {n} nodes ({count})", self.max_memory)
+        rows = np.empty((count, 4), dtype=np.int64)
+        scan_support(st.pi, st.pj, x, n, bulk, *st.table, *csr, self.add_tol, rows)
+        del csr
+        keys = row_keys(rows, n)
+        keys, first = np.unique(keys, return_index=True)
+        rows = rows[first]
+        ta, tb, tc = self._positions(rows)
+        ca, cb, cc, cz = active.views()
+        ck = list_keys(ca, cb, cc, active.nc, st.pi, st.pj, n)
+        ta, tb, tc, tz, m = keyed_merge(ca, cb, cc, cz, ck, active.nc, ta, tb, tc, keys,
+                                        keys.shape[0])
+        self.last_bytes = int(rows.nbytes + keys.nbytes + active.nbytes + 20 * m)
+        return O.TriangleList(ta, tb, tc, tz, nc=m), float(worst), int(keys.shape[0])
+
+    def _positions(self, rows):
+        """Positions of the three pairs of each row in the run's pairs (bulk pairs among
+        them join first), as the list's ``ta, tb, tc``."""
+        st = self.st
+        n = st.n
+        a, b, c = rows[:, 0], rows[:, 1], rows[:, 2]
+        keys = np.concatenate([a * n + b, a * n + c, b * n + c])
+        pos = table_lookup(*st.table, keys)
+        missing = np.unique(keys[pos < 0])
+        if missing.size:
+            st.grow(missing)
+            self.grown += int(missing.size)
+            pos = table_lookup(*st.table, keys)
+        r = rows.shape[0]
+        ta = pos[:r].astype(np.int32)
+        tb = pos[r:2 * r].astype(np.int32)
+        tc = (pos[2 * r:] | (rows[:, 3] << 29)).astype(np.int32)
+        return ta, tb, tc
+
+
+class SupportStrategy(ProjectForgetStrategy):
+    """Project-forget's strategy over the run's pairs (module docstring)."""
+
+    def stage_x(self):
+        return self.st.point()
+
+    def violation(self, x):
+        return max(float(self.problem.max_violation(x)), 0.0)
+
+    def active_rows(self):
+        from ._pf_list import MAX_POSITION
+        from .core.polish import ActiveRows
+
+        ta, tb, tc, tz = self.active.views()
+        keep = tz > 0.0
+        side = (tc[keep] >> 29).astype(np.int64)
+        a, b, c = (t[keep].astype(np.int64) for t in (ta, tb, tc & (MAX_POSITION - 1)))
+        tri = np.where(side[:, None] == 0, np.stack([a, b, c], 1),
+                       np.where(side[:, None] == 1, np.stack([b, a, c], 1),
+                                np.stack([c, a, b], 1)))
+        return ActiveRows(triangles=tri, duals=dict(triangles=tz[keep]),
+                          space=SupportSpace(self.problem, self.st))
+
+    def record(self, m, outcome, loop):
+        out = super().record(m, outcome, loop)
+        out["support_pairs"] = int(self.st.nvar)
+        return out
+
+    def save(self):
+        raise InvalidParameterError("checkpoints of the support-sized layout are not supported yet")
+
+    def answer(self, status, loop, lp_stage, final):
+        ans = super().answer(status, loop, lp_stage, final)
+        ans.fields["support_pairs"] = int(self.st.nvar)
+        return ans
+
+
+def estimate_support_memory(problem):
+    """Estimated peak bytes of a support-sized run (:data:`BYTES_PER_PAIR` per run pair,
+    :data:`GROWTH_PER_EXPLICIT` run pairs and :data:`REMEMBERED_PER_EXPLICIT` remembered
+    constraints per explicit pair)."""
+    k = int(problem.pairs.shape[0])
+    pairs = (1.0 + GROWTH_PER_EXPLICIT) * k
+    return int(BYTES_PER_PAIR * pairs + 2 * 20 * REMEMBERED_PER_EXPLICIT * k + 24 * problem.n)
+
+
+def drive_support(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, passes, threads,
+                  max_memory, callback, checkpoint, checkpoint_every, resume, polish,
+                  gamma_growth, scheduler, seed=None, verbose=False):
+    """Set up and run project-forget on a support-sized problem (the options of
+    :func:`.project_forget.solve_project_forget`); the raw answer for
+    :func:`.core.result.complete`."""
+    entered = time.perf_counter()
+    import numba
+
+    if checkpoint is not None or resume is not None:
+        raise InvalidParameterError(
+            "checkpoints of the support-sized layout are not supported yet; solve without "
+            "--checkpoint / --resume, or with layout='dense'")
+    if scheduler is not None:
+        raise InvalidParameterError(
+            "a scheduler runs the shortest-path oracle of sparse (MET(G)) problems; the "
+            "support scan of the support-sized layout stays local")
+    nthreads = numba.get_num_threads() if threads is None else min(
+        int(threads), numba.config.NUMBA_NUM_THREADS)
+    need = estimate_support_memory(problem)
+    check_memory(need, f"project-forget on {problem!r}", max_memory)
+    st = setup_support(problem, gamma, lam)
+    scanner = SupportScanner(st, 0.01 * float(tol), max_memory)
+    counters = dict(kind=st.kind, n=st.n, nvar=st.nvar, gamma=st.gamma,
+                    gamma_start=st.gamma, iteration=0, seconds=0.0)
+    strategy = SupportStrategy(
+        problem, st, oracle=None, scanner=scanner, active=O.TriangleList(), counters=counters,
+        passes=passes, tol=tol, checkpoint=None, digest=None, need=need)
+    lp_stage = LPStage(problem, tol=tol, gap_tol=gap_tol, polish=polish,
+                       gamma_growth=gamma_growth, threads=nthreads, max_memory=max_memory)
+    strategy.floor = lp_stage.floor
+    return iterate(strategy, problem, lp_stage, counters, tol=tol, gap_tol=gap_tol,
+                   max_iter=max_iter, time_limit=time_limit, callback=callback,
+                   threads=nthreads, checkpoint=None, checkpoint_every=checkpoint_every,
+                   max_memory=max_memory, entered=entered)
+
+
+def memory_text(problem):
+    """One line on the estimate, for ``info``."""
+    return f"{format_bytes(estimate_support_memory(problem))} (support-sized layout)"
