@@ -67,6 +67,10 @@ class Solver:
     def supports(self, problem):
         """Return ``(ok, reason)``: whether this backend can solve ``problem``."""
         if problem.structure not in self.structures:
+            if problem.structure == "support":
+                return False, (f"{self.name} does not handle the support-sized layout "
+                               f"(layout='support'): use method 'project-forget', or build "
+                               f"the problem with layout='dense'")
             return False, f"{self.name} does not handle {problem.structure} problems"
         if problem.objective not in self.objectives:
             return False, f"{self.name} does not handle {problem.objective} objectives"

@@ -1,0 +1,189 @@
+"""The support-sized correlation-clustering layout: its closed forms against the dense
+sums, its scan against brute force, and its solves against the dense solves and the exact
+LP values."""
+
+import warnings
+
+import numpy as np
+import pytest
+
+from metricopt import solve
+from metricopt.datasets import load_bundled as load_dataset
+from metricopt.exceptions import InvalidParameterError, UnsupportedProblemError
+from metricopt.graph import Graph
+from metricopt.problems import build_problem
+from metricopt.problems._pairs import pair_index
+from metricopt.problems._support_scan import (
+    pair_keys,
+    pair_table,
+    reference_violations,
+    scan_support,
+    support_neighbours,
+    table_grow,
+    table_lookup,
+)
+from metricopt.problems.support import SupportPoint, clustering_cost
+from metricopt.rounding.objectives import cc_cost
+from metricopt.solvers._support_kernels import keyed_merge, reference_merge, row_keys
+
+from exact_values import BUNDLED_EXACT
+
+MODES = [("jaccard", {}), ("unit", {}), ("lambda", dict(resolution=0.3)),
+         ("lambda-degree", dict(resolution=0.01)), ("modularity", {})]
+
+
+def _pair(name, weights, **kw):
+    g = load_dataset(name)
+    return (build_problem("cc", g, weights=weights, layout="dense", **kw),
+            build_problem("cc", g, weights=weights, layout="support", **kw))
+
+
+@pytest.mark.parametrize("weights,kw", MODES)
+def test_explicit_and_bulk_pairs_are_the_dense_pairs(weights, kw):
+    dense, sup = _pair("lesmis", weights, **kw)
+    n = dense.n
+    idx = pair_index(sup.pairs[:, 0], sup.pairs[:, 1], n)
+    assert np.array_equal(dense.weights[idx], sup.weights)
+    assert np.array_equal(dense.target[idx], sup.target)
+    bulk = np.ones(dense.weights.size, dtype=bool)
+    bulk[idx] = False
+    i, j = np.triu_indices(n, 1)
+    np.testing.assert_allclose(sup.bulk.pair_weights(i[bulk], j[bulk]), dense.weights[bulk],
+                               rtol=1e-15, atol=0)
+    assert np.all(dense.target[bulk] == sup.bulk.value)
+    assert sup.units.keys() == dense.units.keys()
+    for key in sup.units:
+        np.testing.assert_allclose(sup.units[key], dense.units[key], rtol=1e-12)
+
+
+@pytest.mark.parametrize("weights,kw", MODES)
+def test_closed_form_costs_and_objectives(weights, kw):
+    dense, sup = _pair("football", weights, **kw)
+    rng = np.random.default_rng(1)
+    n = dense.n
+    for clusters in (1, 3, 12, n):
+        labels = rng.integers(0, clusters, n)
+        np.testing.assert_allclose(clustering_cost(sup, labels), cc_cost(dense, labels),
+                                   rtol=1e-12)
+    i, j = np.triu_indices(n, 1)
+    for share in (0.0, 0.01, 0.3):
+        sel = np.sort(rng.choice(i.size, int(share * i.size), replace=False))
+        point = SupportPoint(n, np.stack([i[sel], j[sel]], 1), rng.random(sel.size))
+        x = point.to_packed()
+        np.testing.assert_allclose(sup.objective_value(point), dense.objective_value(x),
+                                   rtol=1e-12)
+        assert sup.max_violation(point) == pytest.approx(dense.max_violation(x), abs=1e-14)
+        assert sup.bound_violation(point) == dense.bound_violation(x)
+
+
+def _random_point(rng, n, share, low=0.0, high=1.0):
+    i, j = np.triu_indices(n, 1)
+    sel = rng.random(i.size) < share
+    return i[sel], j[sel], rng.uniform(low, high, sel.sum())
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_support_scan_finds_every_violated_inequality(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(4, 14))
+    bulk = float(rng.choice([1.0, 0.7]))
+    # values mostly in [0, bulk), some above it, above 2 bulk or below 0
+    low, high = [(0.0, bulk), (-0.2, 1.3 * bulk), (-0.1, 2.5 * bulk)][seed % 3]
+    pi, pj, x = _random_point(rng, n, rng.uniform(0.1, 0.9), low, high)
+    tol = float(rng.choice([0.0, 0.05]))
+    table = pair_table(pair_keys(pi, pj, n))
+    csr = support_neighbours(pi, pj, x, n, bulk)
+    count, worst = scan_support(pi, pj, x, n, bulk, *table, *csr, tol,
+                                np.empty((0, 4), dtype=np.int64))
+    rows = np.empty((count, 4), dtype=np.int64)
+    scan_support(pi, pj, x, n, bulk, *table, *csr, tol, rows)
+    want, want_worst = reference_violations(pi, pj, x, n, bulk, tol)
+    assert {tuple(r) for r in rows} == want
+    assert worst == pytest.approx(want_worst, abs=1e-12)
+
+
+def test_pair_table_grows_and_finds_every_key():
+    rng = np.random.default_rng(0)
+    keys = rng.choice(10**9, 3000, replace=False).astype(np.int64)
+    table = pair_table(keys[:10])
+    start = 10
+    for stop in (11, 100, 1000, 3000):
+        table = table_grow(table, keys[start:stop], start)
+        start = stop
+    assert np.array_equal(table_lookup(*table, keys), np.arange(3000))
+    others = np.setdiff1d(rng.choice(10**9, 500), keys)
+    assert np.all(table_lookup(*table, others) == -1)
+
+
+def test_keyed_merge_matches_the_reference():
+    rng = np.random.default_rng(3)
+    old_k = np.unique(rng.integers(0, 200, 60))
+    new_k = np.unique(rng.integers(0, 200, 60))
+    ca, cb, cc = (rng.integers(0, 99, old_k.size).astype(np.int32) for _ in range(3))
+    cz = rng.random(old_k.size)
+    na, nb, nc = (rng.integers(0, 99, new_k.size).astype(np.int32) for _ in range(3))
+    ta, tb, tc, tz, m = keyed_merge(ca, cb, cc, cz, old_k, old_k.size, na, nb, nc, new_k,
+                                    new_k.size)
+    old = [(k, (a, b, c), z) for k, a, b, c, z in zip(old_k, ca, cb, cc, cz)]
+    new = [(k, (a, b, c), 0.0) for k, a, b, c in zip(new_k, na, nb, nc)]
+    want = reference_merge(old, new)
+    assert m == len(want)
+    got = [(a, b, c) for a, b, c in zip(ta[:m], tb[:m], tc[:m])]
+    assert got == [row for _, row, _ in want]
+    assert np.array_equal(tz[:m], [z for _, _, z in want])
+
+
+def test_row_keys_order_triangles_then_sides():
+    rows = np.array([[0, 1, 2, 2], [0, 1, 2, 0], [0, 1, 3, 1]], dtype=np.int64)
+    keys = row_keys(rows, 4)
+    assert list(np.argsort(keys)) == [1, 0, 2]
+
+
+@pytest.mark.parametrize("name,weights,kw", [
+    ("karate", "jaccard", {}), ("lesmis", "jaccard", {}), ("dolphins", "unit", {}),
+    ("football", "unit", {}), ("lesmis", "lambda", dict(resolution=0.3)),
+    ("karate", "modularity", {}), ("dolphins", "lambda-degree", dict(resolution=0.01))])
+def test_support_solve_gives_the_dense_lp_value_and_bound(name, weights, kw):
+    dense, sup = _pair(name, weights, **kw)
+    opts = dict(method="project-forget", tol=1e-8, gap_tol=1e-9)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        rd, rs = solve(dense, **opts), solve(sup, **opts)
+    assert rd["status_name"] == rs["status_name"] == "optimal"
+    assert rs["fun"] == pytest.approx(rd["fun"], rel=1e-9)
+    assert rs["lower_bound"] == pytest.approx(rd["lower_bound"], rel=1e-9)
+    assert isinstance(rs["x"], SupportPoint)
+    assert rs["max_violation"] <= 1e-8
+    key = (f"cc-{weights}", name)
+    if key in BUNDLED_EXACT:
+        exact = BUNDLED_EXACT[key].value
+        assert rs["lower_bound"] <= exact * (1 + 1e-9)
+        assert rs["fun"] == pytest.approx(exact, rel=1e-8)
+
+
+@pytest.mark.parametrize("max_iter", [1, 3, 8])
+def test_bound_of_a_stopped_support_run_is_below_the_lp(max_iter):
+    sup = build_problem("cc", load_dataset("lesmis"), weights="jaccard", layout="support")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = solve(sup, method="project-forget", max_iter=max_iter, polish=False)
+    exact = BUNDLED_EXACT[("cc-jaccard", "lesmis")].value
+    assert r["lower_bound"] is not None and r["lower_bound"] <= exact
+    assert r["fun"] == pytest.approx(sup.objective_value(r["x"]))
+
+
+def test_support_layout_refuses_what_it_cannot_hold():
+    g = load_dataset("karate")
+    with pytest.raises(InvalidParameterError, match="layout='support'"):
+        build_problem("cc", g, weights="unit", relaxation="wedges", layout="support")
+    signed = Graph(n=3, edges=[(0, 1), (1, 2)], labels=np.arange(3), weights=[1.0, -1.0])
+    with pytest.raises(InvalidParameterError, match="layout='support'"):
+        build_problem("cc", signed, weights="signed", layout="support")
+    sup = build_problem("cc", g, weights="unit", layout="support")
+    with pytest.raises(UnsupportedProblemError, match="support-sized"):
+        solve(sup, method="dykstra")
+
+
+def test_auto_layout_is_dense_on_small_graphs():
+    p = build_problem("cc", load_dataset("karate"))
+    assert p.structure == "dense"
