@@ -46,6 +46,7 @@ QUICK = {
     "bench_signals.py": ([str(ROOT), "--signals", "INT", "--scenarios", "warm-up"], True),
     "bench_signed_graphs.py": (["--shapes", "300", "--solve", "--time-limit", "30",
                                 "--threads", "1"], False),
+    "bench_support.py": (["--quick", "--threads", "1"], False),
     "bench_startup.py": (["--quick", "--repeat", "1", "--methods", "dykstra"], False),
     "bench_time_limit.py": (["karate", "5", "--method", "dykstra"], False),
     "bench_wedges.py": (["--graphs", "karate", "--time-limit", "30", "--threads", "1"], False),

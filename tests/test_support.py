@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import pytest
 
+from exact_values import BUNDLED_EXACT
 from metricopt import solve
 from metricopt.datasets import load_bundled as load_dataset
 from metricopt.exceptions import InvalidParameterError, UnsupportedProblemError
@@ -25,8 +26,6 @@ from metricopt.problems._support_scan import (
 from metricopt.problems.support import SupportPoint, clustering_cost
 from metricopt.rounding.objectives import cc_cost
 from metricopt.solvers._support_kernels import keyed_merge, reference_merge, row_keys
-
-from exact_values import BUNDLED_EXACT
 
 MODES = [("jaccard", {}), ("unit", {}), ("lambda", dict(resolution=0.3)),
          ("lambda-degree", dict(resolution=0.01)), ("modularity", {})]

@@ -18,6 +18,7 @@ from .._choices import (
     DELTA_RANGE,
     EPSILON_MIN,
     FORMATS,
+    LAYOUTS,
     PROBLEM_KINDS,
     REFINE_METHODS,
     RELAXATIONS,
@@ -72,7 +73,7 @@ KINDS = ProblemKind()
 #: CLI parameter name -> problem-builder parameter name.
 _PROBLEM_PARAMS = {"weights": "weights", "delta": "delta", "epsilon": "epsilon",
                    "resolution": "resolution", "relaxation": "relaxation", "p": "p",
-                   "source": "source"}
+                   "source": "source", "layout": "layout"}
 #: Weight modes of cc that take --resolution, and whether they need it.
 _RESOLUTION_MODES = {"lambda": True, "lambda-degree": True, "modularity": False}
 _KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*$")
@@ -223,6 +224,12 @@ def problem_options(fn):
                           "the open wedges, Veldt's STC+ LP; --weights unit or lambda): a "
                           "weaker but cheaper LP, its certified bound still below every "
                           "clustering; the report says which.  [default: full]"),
+        click.option("--layout", type=click.Choice(list(LAYOUTS)), default=None,
+                     help="cc: how the pairs are stored: dense (every pair) or support (only "
+                          "the pairs away from 1, the rest in closed form: graphs beyond "
+                          "20,000 nodes; weights jaccard, unit, lambda, lambda-degree, "
+                          "modularity; method project-forget).  [default: auto: support "
+                          "above 20,000 nodes]"),
         click.option("--p", "p", type=click.Choice(["1", "2"]), default=None,
                      help="mn: exponent of the objective sum w|x - d|^p.  [default: 2]"),
         click.option("--source", type=click.Choice(SOURCES), default=None,

@@ -345,13 +345,15 @@ def graph_info(info):
         structure = prob["structure"]
         if (prob.get("params") or {}).get("relaxation") == "wedges":
             structure += ", open wedges"
-        problems.add_row(prob["kind"], structure, prob["objective"],
+        kind = prob["kind"] + (" (--layout support)" if structure == "support" else "")
+        problems.add_row(kind, structure, prob["objective"],
                          str(prob["n_variables"]), "cycle family" if cons is None else str(cons))
         for row in prob["backends"]:
             mem = "-" if row["memory_bytes"] is None else format_bytes(row["memory_bytes"])
             fits = "-" if row["fits"] is None else ("yes" if row["fits"] else "no")
             note_ = row["reason"] or ("" if row["available"] else "not installed")
-            backends.add_row(prob["kind"], row["method"], mem, fits, Text(note_ or ""))
+            if row["supported"] or structure != "support":
+                backends.add_row(kind, row["method"], mem, fits, Text(note_ or ""))
     console.print(problems)
     console.print(backends)
 

@@ -115,8 +115,9 @@ def describe(source, *, kinds=None, read_options=None, problem_params=None, max_
     -------
     dict
         ``graph`` {name, source, n, m, summary}, ``memory_budget`` and ``problems``: one
-        dict per kind with ``kind``, ``structure``, ``objective``, ``n_variables``,
-        ``n_constraints``, ``constraint_families`` and ``backends`` (method, available,
+        dict per kind (two for ``cc`` when both of its layouts apply: ``"dense"`` and
+        ``"support"``, whose ``n_variables`` counts the explicit pairs) with ``kind``,
+        ``structure``, ``objective``, ``n_variables``, ``n_constraints``, ``constraint_families`` and ``backends`` (method, available,
         supported, reason, memory_bytes, fits), or ``kind`` and ``error`` when the
         problem cannot be built for this input.
     """
@@ -135,19 +136,26 @@ def describe(source, *, kinds=None, read_options=None, problem_params=None, max_
         if max_memory is not None and "max_memory" in accepted:
             kw["max_memory"] = int(max_memory)
         try:
-            problem = build_problem(kind, data, **kw)
+            built = [build_problem(kind, data, **kw)]
+            if kind == "cc" and "layout" not in kw and built[0].structure == "dense":
+                # the other layout too, when it applies: the user may pick it
+                try:
+                    built.append(build_problem(kind, data, **kw, layout="support"))
+                except MetricOptError:
+                    pass
         except MetricOptError as exc:
             problems.append({"kind": kind, "error": str(exc)})
             continue
-        problems.append({
-            "kind": kind,
-            "structure": problem.structure,
-            "objective": problem.objective,
-            "params": dict(problem.params),
-            "n_variables": problem.n_variables,
-            "n_constraints": problem.n_constraints,
-            "constraint_families": problem.constraint_families(),
-            "backends": _backend_rows(problem, budget),
-        })
+        for problem in built:
+            problems.append({
+                "kind": kind,
+                "structure": problem.structure,
+                "objective": problem.objective,
+                "params": dict(problem.params),
+                "n_variables": problem.n_variables,
+                "n_constraints": problem.n_constraints,
+                "constraint_families": problem.constraint_families(),
+                "backends": _backend_rows(problem, budget),
+            })
     graph = _graph_section(data, source, dict(read_options or {}))
     return to_jsonable({"graph": graph, "memory_budget": budget, "problems": problems})

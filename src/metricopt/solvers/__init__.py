@@ -137,6 +137,11 @@ def choose_method(problem, *, max_memory=None):
                 f"violated row per pair each round (about {format_bytes(need)} at most)")
         return "highs", (f"the open-wedge relaxation: its {n_rows:,} rows on {touched:,} pairs "
                          f"in one HiGHS model (about {format_bytes(need)})")
+    if problem.structure == "support":
+        need = get_solver("project-forget").estimate_memory(problem)
+        return "project-forget", (
+            f"the support-sized layout on {problem.n:,} nodes: the support scan and an active "
+            f"list, pairs stored only where x leaves 1 (about {format_bytes(need)})")
     ncons = problem.n_constraints
     what = "constraints"
     if ncons is None and problem.structure == "sparse":

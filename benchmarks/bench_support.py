@@ -1,0 +1,196 @@
+"""The support-sized cc layout against the dense one, and alone beyond the dense wall (markdown).
+
+Usage::
+
+    nice -n 5 python benchmarks/bench_support.py [--equality GRAPHS] [--large GRAPHS]
+        [--weights jaccard,unit] [--tol 1e-4] [--gap-tol 1e-4] [--time-limit 1800]
+        [--threads 2] [--data-dir DIR] [--out FILE] [--quick]
+
+What it measures
+----------------
+*Equality* (``--equality``, graphs read as usual: largest component): for each graph
+and weight mode, :func:`metricopt.solve` with ``method="project-forget"`` on the dense
+problem and on the support-sized one (``layout="support"``), at ``tol = 1e-8`` and
+``gap_tol = 1e-9`` so that both end at the LP optimum; the relative differences of the
+LP values and of the certified bounds, both statuses, the pairs each stores and the
+seconds of each (side by side in one process, one after the other).
+
+*Large graphs* (``--large``): one fresh process per graph and weight mode, so that its
+peak memory is its own: read, build with ``layout="support"``, solve with the defaults
+(``--tol``, ``--gap-tol``; auto picks project-forget), and report status, LP value,
+certified bound and gap, violation, oracle calls, the run's pairs at the end, peak
+resident memory and bytes per run pair (the peak over the pairs), and the seconds of
+reading and building, of the solve, and of its certificates and polish.
+
+The table is printed on stdout and, with ``--out``, rewritten after every row.
+Timings on a shared machine are indicative only.
+"""
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+EQUALITY = "karate,dolphins,lesmis,football,polbooks,adjnoun,jazz,netscience,USAir97"
+LARGE = "ca-GrQc,power,ca-HepTh,ca-HepPh,ca-AstroPh,ca-CondMat"
+EQ_HEADER = ("| graph | weights | n | dense LP | rel. diff LP | rel. diff bound | status dense / "
+             "support | stored pairs dense / support | dense s | support s |")
+LARGE_HEADER = ("| graph | weights | n | m | status | LP value | bound | gap | violation | "
+                "oracle calls | run pairs | peak RSS | bytes / run pair | build s | solve s | "
+                "certificate s | polish s |")
+
+
+def _data_dir(arg):
+    if arg:
+        return Path(arg)
+    if os.environ.get("METRICOPT_DATA"):
+        return Path(os.environ["METRICOPT_DATA"])
+    return Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def _source(name, data_dir):
+    path = data_dir / f"{name}.txt"
+    return str(path) if path.exists() else name
+
+
+def _read(name, data_dir):
+    from metricopt.datasets import load_bundled
+    from metricopt.io import read_graph
+
+    path = data_dir / f"{name}.txt"
+    return read_graph(str(path)) if path.exists() else load_bundled(name)
+
+
+def equality_row(name, weights, args):
+    import warnings
+
+    from metricopt import solve
+    from metricopt.problems import build_problem
+
+    g = _read(name, _data_dir(args.data_dir))
+    opts = dict(method="project-forget", tol=1e-8, gap_tol=1e-9, threads=args.threads,
+                time_limit=args.time_limit)
+    out = {}
+    for layout in ("dense", "support"):
+        p = build_problem("cc", g, weights=weights, layout=layout)
+        t0 = time.perf_counter()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            r = solve(p, **opts)
+        out[layout] = (r, time.perf_counter() - t0)
+    (rd, td), (rs, ts) = out["dense"], out["support"]
+
+    def rel(a, b):
+        return abs(a - b) / max(abs(a), 1e-300)
+
+    return (f"| {name} | {weights} | {g.n} | {rd['fun']:.10g} | {rel(rd['fun'], rs['fun']):.1e} | "
+            f"{rel(rd['lower_bound'], rs['lower_bound']):.1e} | {rd['status_name']} / "
+            f"{rs['status_name']} | {g.n * (g.n - 1) // 2:,} / {rs['support_pairs']:,} | "
+            f"{td:.2f} | {ts:.2f} |")
+
+
+def large_child(name, weights, args):
+    """One large case, in this (fresh) process; prints one JSON line."""
+    import resource
+    import warnings
+
+    from metricopt import solve
+    from metricopt.problems import build_problem
+
+    t0 = time.perf_counter()
+    g = _read(name, _data_dir(args.data_dir))
+    p = build_problem("cc", g, weights=weights, layout="support")
+    t_build = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        r = solve(p, tol=args.tol, gap_tol=args.gap_tol, threads=args.threads,
+                  time_limit=args.time_limit)
+    t_solve = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin"
+                                                                 else 1024)
+    print(json.dumps(dict(
+        graph=name, weights=weights, n=g.n, m=g.m, status=r["status_name"], fun=r["fun"],
+        bound=r["lower_bound"], gap=r["gap"], violation=r["max_violation"], nit=r["nit"],
+        pairs=r.get("support_pairs"), peak=peak, build=t_build, solve=t_solve,
+        certify=r.get("certify_seconds", 0.0), polish=r.get("polish_seconds", 0.0),
+        method=r["method"])))
+
+
+def large_row(name, weights, args):
+    cmd = [sys.executable, __file__, "--child", f"{name}:{weights}", "--tol", str(args.tol),
+           "--gap-tol", str(args.gap_tol), "--threads", str(args.threads), "--time-limit",
+           str(args.time_limit)]
+    if args.data_dir:
+        cmd += ["--data-dir", args.data_dir]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        tail = proc.stderr.strip().splitlines()[-1:] or ["?"]
+        return f"| {name} | {weights} | failed: {tail[0]} |"
+    d = json.loads(proc.stdout.strip().splitlines()[-1])
+    gib = d["peak"] / 2**30
+    per = d["peak"] / max(d["pairs"] or 1, 1)
+    bound = "-" if d["bound"] is None else f"{d['bound']:.8g}"
+    return (f"| {name} | {weights} | {d['n']:,} | {d['m']:,} | {d['status']} | {d['fun']:.8g} | "
+            f"{bound} | {d['gap']:.1e} | {d['violation']:.1e} | {d['nit']} | {d['pairs']:,} | "
+            f"{gib:.2f} GiB | {per:.0f} | {d['build']:.1f} | {d['solve']:.1f} | "
+            f"{d['certify']:.1f} | {d['polish']:.1f} |")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--equality", default=EQUALITY, help="graphs of the equality table ('' for none)")
+    ap.add_argument("--large", default=LARGE, help="graphs of the large table ('' for none)")
+    ap.add_argument("--weights", default="jaccard,unit")
+    ap.add_argument("--tol", type=float, default=1e-4)
+    ap.add_argument("--gap-tol", type=float, default=1e-4)
+    ap.add_argument("--time-limit", type=float, default=1800.0)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--data-dir", default=None)
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--quick", action="store_true", help="karate only, no large table")
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args(argv)
+    if args.child:
+        name, weights = args.child.split(":")
+        large_child(name, weights, args)
+        return 0
+    if args.quick:
+        args.equality, args.large = "karate", ""
+    weights = [w for w in args.weights.split(",") if w]
+    lines = [f"Machine: {platform.machine()}, {os.cpu_count()} cores; threads {args.threads}.", ""]
+
+    def flush():
+        text = "\n".join(lines)
+        if args.out:
+            Path(args.out).write_text(text + "\n")
+
+    if args.equality:
+        lines += ["Equality (tol 1e-8, gap_tol 1e-9, project-forget on both layouts):", "",
+                  EQ_HEADER, "|" + "---|" * (EQ_HEADER.count("|") - 1)]
+        for name in args.equality.split(","):
+            for w in weights:
+                lines.append(equality_row(name, w, args))
+                print(lines[-1], file=sys.stderr, flush=True)
+                flush()
+        lines.append("")
+    if args.large:
+        lines += [f"Large graphs (layout support, tol {args.tol:g}, gap_tol {args.gap_tol:g}, "
+                  f"time limit {args.time_limit:g} s):", "", LARGE_HEADER,
+                  "|" + "---|" * (LARGE_HEADER.count("|") - 1)]
+        for name in args.large.split(","):
+            for w in weights:
+                lines.append(large_row(name, w, args))
+                print(lines[-1], file=sys.stderr, flush=True)
+                flush()
+    flush()
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
