@@ -117,8 +117,9 @@ def describe(source, *, kinds=None, read_options=None, problem_params=None, max_
         ``graph`` {name, source, n, m, summary}, ``memory_budget`` and ``problems``: one
         dict per kind (two for ``cc`` when both of its layouts apply: ``"dense"`` and
         ``"support"``, whose ``n_variables`` counts the explicit pairs) with ``kind``,
-        ``structure``, ``objective``, ``n_variables``, ``n_constraints``, ``constraint_families`` and ``backends`` (method, available,
-        supported, reason, memory_bytes, fits), or ``kind`` and ``error`` when the
+        ``structure``, ``objective``, ``n_variables``, ``n_constraints``,
+        ``constraint_families`` and ``backends`` (method, available, supported, reason,
+        memory_bytes, fits), or ``kind`` and ``error`` when the
         problem cannot be built for this input.
     """
     from .._memory import available_memory
