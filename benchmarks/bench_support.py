@@ -106,10 +106,18 @@ def large_child(name, weights, args):
     p = build_problem("cc", g, weights=weights, layout="support")
     t_build = time.perf_counter() - t0
     t0 = time.perf_counter()
+
+    def progress(rec):
+        gap = rec.get("gap") or float("nan")
+        print(f"{name} {weights}: call {rec['iteration']} {rec['seconds']:.1f} s violation "
+              f"{rec['max_violation']:.2e} gap {gap:.2e} remembered {rec['remembered']:,} "
+              f"pairs {rec.get('support_pairs', 0):,} gamma {rec['gamma']:g}", file=sys.stderr,
+              flush=True)
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         r = solve(p, tol=args.tol, gap_tol=args.gap_tol, threads=args.threads,
-                  time_limit=args.time_limit)
+                  time_limit=args.time_limit, callback=progress)
     t_solve = time.perf_counter() - t0
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin"
                                                                  else 1024)
@@ -127,7 +135,8 @@ def large_row(name, weights, args):
            str(args.time_limit)]
     if args.data_dir:
         cmd += ["--data-dir", args.data_dir]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    sys.stderr.write(proc.stderr)
     if proc.returncode != 0:
         tail = proc.stderr.strip().splitlines()[-1:] or ["?"]
         return f"| {name} | {weights} | failed: {tail[0]} |"

@@ -93,8 +93,8 @@ def test_support_scan_finds_every_violated_inequality(seed):
     table = pair_table(pair_keys(pi, pj, n))
     csr = support_neighbours(pi, pj, x, n, bulk)
     count, worst = scan_support(pi, pj, x, n, bulk, *table, *csr, tol,
-                                np.empty((0, 4), dtype=np.int64))
-    rows = np.empty((count, 4), dtype=np.int64)
+                                np.empty((0, 4), dtype=np.int32))
+    rows = np.empty((count, 4), dtype=np.int32)
     scan_support(pi, pj, x, n, bulk, *table, *csr, tol, rows)
     want, want_worst = reference_violations(pi, pj, x, n, bulk, tol)
     assert {tuple(r) for r in rows} == want

@@ -196,7 +196,7 @@ def scan_support(pi, pj, x, n, bulk, tk, tv, indptr, nodes, values, tol, out):
     indptr, nodes, values : arrays
         :func:`support_neighbours`.
     tol : float
-    out : int64 array of shape (k, 4)
+    out : int32 array of shape (k, 4)
         Filled with ``(a, b, c, side)`` of the violated inequalities while it has room
         (``k = 0``: count only).
 
@@ -264,7 +264,7 @@ def support_max_violation(pi, pj, x, n, bulk, table=None):
         table = pair_table(pair_keys(pi, pj, n))
     indptr, nodes, values = support_neighbours(pi, pj, x, n, float(bulk))
     _, worst = scan_support(pi, pj, x, n, float(bulk), *table, indptr, nodes, values, np.inf,
-                            np.empty((0, 4), dtype=np.int64))
+                            np.empty((0, 4), dtype=np.int32))
     return max(float(worst), 0.0)
 
 

@@ -16,7 +16,10 @@ References
 import numba
 import numpy as np
 
-__all__ = ["row_keys", "list_keys", "keyed_merge", "reference_merge"]
+from ..problems._support_scan import table_find
+
+__all__ = ["row_keys", "list_keys", "keyed_merge", "reference_merge", "missing_pairs",
+           "row_positions", "sorted_distinct"]
 
 _SHIFT = 29
 _MASK = (1 << _SHIFT) - 1
@@ -29,6 +32,70 @@ def row_keys(rows, n):
     for t in range(rows.shape[0]):
         out[t] = ((rows[t, 0] * n + rows[t, 1]) * n + rows[t, 2]) * 3 + rows[t, 3]
     return out
+
+
+@numba.njit(cache=True)
+def missing_pairs(rows, n, tk, tv):
+    """Keys of the pairs of ``(a, b, c, side)`` rows that the table lacks (with repeats)."""
+    count = 0
+    for t in range(rows.shape[0]):
+        a = np.int64(rows[t, 0])
+        b = np.int64(rows[t, 1])
+        c = np.int64(rows[t, 2])
+        count += ((table_find(tk, tv, a * n + b) < 0) + (table_find(tk, tv, a * n + c) < 0)
+                  + (table_find(tk, tv, b * n + c) < 0))
+    out = np.empty(count, dtype=np.int64)
+    k = 0
+    for t in range(rows.shape[0]):
+        a = np.int64(rows[t, 0])
+        b = np.int64(rows[t, 1])
+        c = np.int64(rows[t, 2])
+        for key in (a * n + b, a * n + c, b * n + c):
+            if table_find(tk, tv, key) < 0:
+                out[k] = key
+                k += 1
+    return out
+
+
+@numba.njit(cache=True)
+def row_positions(rows, n, tk, tv):
+    """The list's ``ta, tb, tc`` (int32) and the key of each row, every pair in the table."""
+    r = rows.shape[0]
+    ta = np.empty(r, dtype=np.int32)
+    tb = np.empty(r, dtype=np.int32)
+    tc = np.empty(r, dtype=np.int32)
+    key = np.empty(r, dtype=np.int64)
+    for t in range(r):
+        a = np.int64(rows[t, 0])
+        b = np.int64(rows[t, 1])
+        c = np.int64(rows[t, 2])
+        s = np.int64(rows[t, 3])
+        ta[t] = table_find(tk, tv, a * n + b)
+        tb[t] = table_find(tk, tv, a * n + c)
+        tc[t] = table_find(tk, tv, b * n + c) | (s << _SHIFT)
+        key[t] = ((a * n + b) * n + c) * 3 + s
+    return ta, tb, tc, key
+
+
+@numba.njit(cache=True)
+def sorted_distinct(ta, tb, tc, key, order):
+    """The rows in ``order`` (keys ascending), each key once."""
+    r = order.shape[0]
+    oa = np.empty(r, dtype=np.int32)
+    ob = np.empty(r, dtype=np.int32)
+    oc = np.empty(r, dtype=np.int32)
+    ok = np.empty(r, dtype=np.int64)
+    m = 0
+    for t in range(r):
+        q = order[t]
+        if m > 0 and key[q] == ok[m - 1]:
+            continue
+        oa[m] = ta[q]
+        ob[m] = tb[q]
+        oc[m] = tc[q]
+        ok[m] = key[q]
+        m += 1
+    return oa[:m], ob[:m], oc[:m], ok[:m]
 
 
 @numba.njit(cache=True)

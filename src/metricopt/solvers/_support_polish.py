@@ -99,11 +99,12 @@ class _SupportSeparator:
         n, bulk = st.n, float(st.bulk.value)
         vals = x.values
         csr = support_neighbours(st.pi, st.pj, vals, n, bulk)
-        none = np.empty((0, 4), dtype=np.int64)
+        none = np.empty((0, 4), dtype=np.int32)
         count, worst = scan_support(st.pi, st.pj, vals, n, bulk, *st.table, *csr, self.tol,
                                     none)
-        rows = np.empty((count, 4), dtype=np.int64)
+        rows = np.empty((count, 4), dtype=np.int32)
         scan_support(st.pi, st.pj, vals, n, bulk, *st.table, *csr, self.tol, rows)
+        rows = rows.astype(np.int64)
         a, b, c, side = rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3]
         pair_key = np.stack([a * n + b, a * n + c, b * n + c], axis=1)
         long_key = pair_key[np.arange(count), side]

@@ -35,13 +35,18 @@ from ..problems._support_scan import (
     scan_support,
     support_neighbours,
     table_grow,
-    table_lookup,
 )
 from ..problems.support import SupportPoint
 from . import _pf_oracles as O
 from . import _regularised
 from ._pf_strategy import ProjectForgetState, ProjectForgetStrategy, pair_pass
-from ._support_kernels import keyed_merge, list_keys, row_keys
+from ._support_kernels import (
+    keyed_merge,
+    list_keys,
+    missing_pairs,
+    row_positions,
+    sorted_distinct,
+)
 from ._support_polish import SupportSpace
 from .core.driver import iterate
 from .core.stage import LPStage
@@ -52,6 +57,9 @@ __all__ = ["SupportState", "SupportScanner", "SupportStrategy", "drive_support",
 #: Bytes per run pair: ``x, f, delta, w, winv``, four pair duals, the nodes and the
 #: table's two slots (at most half full).
 BYTES_PER_PAIR = 8 * 9 + 16 + 2 * 16
+#: Bytes per violated constraint while an oracle call sorts and merges them (the scan's
+#: rows, positions, keys, their order and the sorted copies).
+ROW_BYTES = 16 + 12 + 8 + 8 + 20
 #: Run pairs per explicit pair in the estimate (Jaccard cc at the LP optimum: ca-GrQc
 #: lists 42,113 pairs below 1 against 14,484 edges).
 GROWTH_PER_EXPLICIT = 2.0
@@ -134,44 +142,28 @@ class SupportScanner:
         # the dense mode's pass schedule: passes until they have done a full scan's
         # work (in practice until they converge, or 1000), whatever the scan cost
         self.last_work = n * (n - 1) * (n - 2) / 6
-        none = np.empty((0, 4), dtype=np.int64)
+        none = np.empty((0, 4), dtype=np.int32)
         count, worst = scan_support(st.pi, st.pj, x, n, bulk, *st.table, *csr, self.add_tol,
                                     none)
         held = 8 * st.nvar * 14 + active.nbytes if self.max_memory is not None else 0
-        check_memory(held + 64 * count, f"the violated triangles found by the support scan "
-                                        f"on {n} nodes ({count})", self.max_memory)
-        rows = np.empty((count, 4), dtype=np.int64)
+        check_memory(held + ROW_BYTES * count, f"the violated triangles found by the support "
+                                               f"scan on {n} nodes ({count})", self.max_memory)
+        rows = np.empty((count, 4), dtype=np.int32)
         scan_support(st.pi, st.pj, x, n, bulk, *st.table, *csr, self.add_tol, rows)
         del csr
-        keys = row_keys(rows, n)
-        keys, first = np.unique(keys, return_index=True)
-        rows = rows[first]
-        ta, tb, tc = self._positions(rows)
+        missing = np.unique(missing_pairs(rows, n, *st.table))
+        if missing.size:  # bulk pairs join the run first
+            st.grow(missing)
+            self.grown += int(missing.size)
+        ta, tb, tc, keys = row_positions(rows, n, *st.table)
+        del rows
+        ta, tb, tc, keys = sorted_distinct(ta, tb, tc, keys, np.argsort(keys, kind="stable"))
         ca, cb, cc, cz = active.views()
         ck = list_keys(ca, cb, cc, active.nc, st.pi, st.pj, n)
         ta, tb, tc, tz, m = keyed_merge(ca, cb, cc, cz, ck, active.nc, ta, tb, tc, keys,
                                         keys.shape[0])
-        self.last_bytes = int(rows.nbytes + keys.nbytes + active.nbytes + 20 * m)
+        self.last_bytes = int(ROW_BYTES * count + active.nbytes + 20 * m)
         return O.TriangleList(ta, tb, tc, tz, nc=m), float(worst), int(keys.shape[0])
-
-    def _positions(self, rows):
-        """Positions of the three pairs of each row in the run's pairs (bulk pairs among
-        them join first), as the list's ``ta, tb, tc``."""
-        st = self.st
-        n = st.n
-        a, b, c = rows[:, 0], rows[:, 1], rows[:, 2]
-        keys = np.concatenate([a * n + b, a * n + c, b * n + c])
-        pos = table_lookup(*st.table, keys)
-        missing = np.unique(keys[pos < 0])
-        if missing.size:
-            st.grow(missing)
-            self.grown += int(missing.size)
-            pos = table_lookup(*st.table, keys)
-        r = rows.shape[0]
-        ta = pos[:r].astype(np.int32)
-        tb = pos[r:2 * r].astype(np.int32)
-        tc = (pos[2 * r:] | (rows[:, 3] << 29)).astype(np.int32)
-        return ta, tb, tc
 
 
 class SupportStrategy(ProjectForgetStrategy):
