@@ -79,6 +79,7 @@ def _variants(tmp_path):
         ("cc", "graph (Jaccard or unit weights)", build_problem("cc", karate)),
         ("cc", "graph, `--relaxation wedges`", build_problem("cc", karate, weights="unit",
                                                              relaxation="wedges")),
+        ("cc", "graph, `--layout support`", build_problem("cc", karate, layout="support")),
         ("cc", "signed edge list", build_problem("cc", read_graph(signed))),
         ("sc", "graph", build_problem("sc", karate)),
         ("mn", "matrix or graph, p = 1", build_problem("mn", karate, p=1, source="jaccard")),

@@ -51,12 +51,19 @@ from ._support_polish import SupportSpace
 from .core.driver import iterate
 from .core.stage import LPStage
 
+_MASK = (1 << 29) - 1
+
 __all__ = ["SupportState", "SupportScanner", "SupportStrategy", "drive_support",
            "estimate_support_memory"]
 
 #: Bytes per run pair: ``x, f, delta, w, winv``, four pair duals, the nodes and the
 #: table's two slots (at most half full).
 BYTES_PER_PAIR = 8 * 9 + 16 + 2 * 16
+#: A bulk pair within this of its fixed point (relative to gamma for ``f`` and the
+#: duals) that no remembered constraint names leaves the run (:meth:`SupportState.drop`).
+FIXED_POINT_TOL = 1e-13
+#: The run pairs are compacted when at least this share of them is idle.
+IDLE_SHARE = 0.25
 #: Bytes per violated constraint while an oracle call sorts and merges them (the scan's
 #: rows, positions, keys, their order and the sorted copies).
 ROW_BYTES = 16 + 12 + 8 + 8 + 20
@@ -107,6 +114,31 @@ class SupportState(ProjectForgetState):
             setattr(self, name, np.concatenate([getattr(self, name), getattr(new, name)]))
         self.z_pair = np.concatenate([self.z_pair, new.z_pair], axis=1)
         self.nvar += k
+
+    def idle_grown(self, referenced, n_explicit):
+        """Mask of the bulk pairs back at their fixed point (``x = 1``, ``f = 0``, the
+        bound rows' duals 0, to round-off) that no remembered constraint names."""
+        scale = max(self.gamma, 1.0)
+        idle = ~referenced
+        idle[:n_explicit] = False
+        z = self.z_pair
+        return (idle & (np.abs(self.x - self.bulk.value) <= FIXED_POINT_TOL)
+                & (np.abs(self.f) <= FIXED_POINT_TOL * scale)
+                & (z[2] <= FIXED_POINT_TOL * scale * self.w)
+                & (z[3] <= FIXED_POINT_TOL * scale * self.w))
+
+    def drop(self, mask):
+        """Remove the run pairs of ``mask`` (they return to the bulk); the new position of
+        every pair, -1 for those removed."""
+        keep = ~mask
+        new_pos = np.full(self.nvar, -1, dtype=np.int64)
+        new_pos[keep] = np.arange(int(keep.sum()))
+        for name in ("x", "f", "delta", "w", "winv", "pi", "pj"):
+            setattr(self, name, np.ascontiguousarray(getattr(self, name)[keep]))
+        self.z_pair = np.ascontiguousarray(self.z_pair[:, keep])
+        self.nvar = int(keep.sum())
+        self.table = pair_table(pair_keys(self.pi, self.pj, self.n))
+        return new_pos
 
 
 def setup_support(problem, gamma, lam):
@@ -188,6 +220,28 @@ class SupportStrategy(ProjectForgetStrategy):
                                 np.stack([c, a, b], 1)))
         return ActiveRows(triangles=tri, duals=dict(triangles=tz[keep]),
                           space=SupportSpace(self.problem, self.st))
+
+    def advance(self, m, outcome, loop):
+        moved = super().advance(m, outcome, loop)
+        if moved and not outcome.done:
+            self._shrink()
+        return moved
+
+    def _shrink(self):
+        """Return the idle bulk pairs to the bulk when they are :data:`IDLE_SHARE` of the
+        run pairs or more (memory follows the support, not its history)."""
+        st, lst = self.st, self.active
+        ta, tb, tc, _ = lst.views()
+        referenced = np.zeros(st.nvar, dtype=bool)
+        for t in (ta, tb, tc & _MASK):
+            referenced[t] = True
+        idle = st.idle_grown(referenced, self.problem.pairs.shape[0])
+        if idle.sum() < IDLE_SHARE * st.nvar:
+            return
+        new_pos = st.drop(idle)
+        lst.ta[: lst.nc] = new_pos[ta]
+        lst.tb[: lst.nc] = new_pos[tb]
+        lst.tc[: lst.nc] = new_pos[tc & _MASK] | (tc & ~_MASK)
 
     def record(self, m, outcome, loop):
         out = super().record(m, outcome, loop)
