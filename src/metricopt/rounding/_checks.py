@@ -194,10 +194,16 @@ def check_in_cut(in_cut, n):
 def check_x(problem, x):
     """Return the relaxation solution as a float64 vector of the problem's length.
 
-    ``x`` may also be a solve result (a mapping with an ``"x"`` entry).
+    ``x`` may also be a solve result (a mapping with an ``"x"`` entry). For a
+    support-sized problem it is a :class:`~metricopt.problems.support.SupportPoint`,
+    returned compact (see :func:`metricopt.rounding._support.check_support_x`).
     """
     if isinstance(x, Mapping) and "x" in x:
         x = x["x"]
+    if getattr(problem, "structure", None) == "support":
+        from ._support import check_support_x
+
+        return check_support_x(problem, x)
     arr = np.asarray(x, dtype=np.float64)
     if arr.ndim != 1 or arr.shape[0] != problem.n_variables:
         raise InputError(

@@ -1,0 +1,210 @@
+"""Rounding and refinement of support-sized correlation clustering, in O(listed pairs + n).
+
+A support-sized problem (:mod:`metricopt.problems.support`) lists its explicit pairs;
+every other pair is a *bulk pair* (target 1, the bulk weight). A point of it
+(:class:`~metricopt.problems.support.SupportPoint`) lists the pairs it moved; every other
+pair is at 1. The roundings read only what is listed:
+
+* pivot and threshold pivot: a pair at 1 never joins (``1 - x = 0``, ``1 >= 1/3``), so
+  the candidates of a pivot are its listed neighbours; LP-pivot's coins are those the
+  dense kernel would draw (:func:`~metricopt.rounding._support_kernels.pivot_support`);
+* KwikCluster: the similar pairs (target 0, weight > 0) are explicit pairs;
+* region growing: a pair at 1 is outside every ball (radius 1/3) and a bulk pair is
+  dissimilar, so balls and their cut and volume come from the point's listed pairs and
+  the problem's explicit pairs;
+* Leiden: the graph's quality function (as for the dense problem) or, for Jaccard
+  weights, CPM at the bulk weight on the explicit pairs (:func:`leiden_layers`).
+
+Given the same ``x`` and seed these give the dense problem's clusterings exactly. The
+refinement's pair gains are those of the sparse layout with the bulk as background:
+``s0 = -c`` for a constant bulk weight ``c`` (the sparse kernels as they are), or, for
+node weights, a bulk term per cluster kept by
+:func:`~metricopt.rounding._support_kernels.move_sweep_weighted`.
+"""
+
+import numpy as np
+
+from ..exceptions import InputError
+from ..problems._support_scan import pair_keys
+from ..problems.support import SupportPoint
+from . import _support_kernels as _sk
+from ._checks import csr_from_pairs
+
+__all__ = ["check_support_x", "merged_pairs", "support_pivot_runner", "support_region_runner",
+           "support_gain_layout", "leiden_layers"]
+
+
+def check_support_x(problem, x):
+    """Return ``x`` as a compact :class:`SupportPoint` of ``problem`` (pairs in key order).
+
+    Raises
+    ------
+    InputError
+        If ``x`` is not a support point of ``problem`` (node count, bulk value, pairs out
+        of range or repeated, non-finite values).
+    """
+    if not isinstance(x, SupportPoint):
+        raise InputError(
+            f"x of a support-sized problem must be a SupportPoint (listed pairs, every other "
+            f"pair at 1), as its solvers return; got {type(x).__name__}. Build one with "
+            f"metricopt.problems.support.SupportPoint(n, pairs, values)")
+    n = problem.n
+    if int(x.n) != n:
+        raise InputError(f"x is a point on {x.n} nodes; the problem has {n}")
+    bulk_value = float(problem.bulk.value) if problem.bulk is not None else 1.0
+    if float(x.bulk) != bulk_value:
+        raise InputError(f"x puts the pairs it does not list at {x.bulk:g}; the rounding needs "
+                         f"them at {bulk_value:g}, the target of the bulk pairs")
+    pairs, values = x.pairs, x.values
+    if values.shape[0] != pairs.shape[0]:
+        raise InputError(f"x lists {pairs.shape[0]} pairs but {values.shape[0]} values")
+    if pairs.size and (pairs.min() < 0 or pairs.max() >= n or (pairs[:, 0] == pairs[:, 1]).any()):
+        raise InputError(f"x lists a pair that is not two distinct nodes in 0..{n - 1}")
+    if not np.isfinite(values).all():
+        raise InputError("x contains NaN or infinite values")
+    i, j = np.minimum(pairs[:, 0], pairs[:, 1]), np.maximum(pairs[:, 0], pairs[:, 1])
+    point = SupportPoint(n, np.column_stack([i, j]), values, bulk_value).compact()
+    keys = point.keys
+    if keys.size > 1 and (np.diff(keys) == 0).any():
+        a = int(np.flatnonzero(np.diff(keys) == 0)[0])
+        raise InputError(f"x lists the pair {tuple(point.pairs[a].tolist())} more than once")
+    return point
+
+
+def _explicit_keys(problem):
+    return pair_keys(problem.pairs[:, 0], problem.pairs[:, 1], problem.n)
+
+
+def merged_pairs(problem, point):
+    """The point's listed pairs and the problem's explicit pairs, in key order.
+
+    Returns
+    -------
+    pairs : ndarray of shape (m, 2), int64
+    x, w, d : ndarray of shape (m,)
+        The point's value (1 where it lists none), the weight and the target (those of a
+        bulk pair where the problem lists none).
+    """
+    n = problem.n
+    pk, ek = point.keys, _explicit_keys(problem)
+    keys = np.union1d(pk, ek)
+    pairs = np.column_stack([keys // n, keys % n]).astype(np.int64)
+    x = np.full(keys.size, float(point.bulk))
+    x[np.searchsorted(keys, pk)] = point.values
+    w = problem.bulk.pair_weights(pairs[:, 0], pairs[:, 1])
+    d = np.full(keys.size, float(problem.bulk.value))
+    at = np.searchsorted(keys, ek)
+    w[at] = problem.weights
+    d[at] = problem.target
+    return pairs, x, np.ascontiguousarray(w, dtype=np.float64), d
+
+
+def support_pivot_runner(problem, point, threshold):
+    """``(order, seed) -> labels``: one pivot pass over the point's listed pairs."""
+    indptr, indices, var = csr_from_pairs(point.pairs, problem.n)
+    x = np.ascontiguousarray(point.values)
+    threshold = float(threshold)
+    return lambda order, seed: _sk.pivot_support(x, indptr, indices, var, order, threshold,
+                                                 seed)
+
+
+def sign_runner(problem, threshold):
+    """KwikCluster's pass: the explicit pairs, 0 on the similar ones and 1 elsewhere."""
+    from .pivot import sign_values
+
+    indptr, indices, var = csr_from_pairs(problem.pairs, problem.n)
+    values = sign_values(problem)
+    threshold = float(threshold)
+    return lambda order, seed: _sk.pivot_support(values, indptr, indices, var, order,
+                                                 threshold, seed)
+
+
+def support_region_runner(problem, point, radius, c_ln):
+    """``(order, seed) -> labels``: one region-growing pass over the listed pairs."""
+    from . import _kernels as _k
+
+    n = problem.n
+    pairs, x, w, d = merged_pairs(problem, point)
+    # the dense kernel's seed volume: the same terms, in packed (= key) order
+    seed_volume = _k.positive_volume_dense(x, w, d) / n if n else 0.0
+    indptr, indices, var = csr_from_pairs(pairs, n)
+    row = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+
+    def run(order, seed):
+        rank = np.empty(n, dtype=np.int64)
+        rank[order] = np.arange(n, dtype=np.int64)
+        by_order = np.lexsort((rank[indices], row))  # rows in visiting order
+        return _sk.region_grow_support(x, w, d, indptr, np.ascontiguousarray(indices[by_order]),
+                                       np.ascontiguousarray(var[by_order]), order, radius, c_ln,
+                                       seed_volume)
+
+    return run
+
+
+# ------------------------------------------------------------------------ refinement
+def support_gain_layout(problem, rel_tol):
+    """The pair gains of a support problem for the local search (see ``refine.gain_layout``).
+
+    A constant bulk weight ``c`` is the background gain ``s0 = -c``; the explicit pairs
+    whose gain differs from it form the adjacency, with ``delta = s - s0`` (what the
+    dense problem's sparse layout holds). With node weights ``d`` the adjacency holds
+    every explicit pair with ``delta = s + c d_i d_j`` and ``node_weights`` is set.
+    """
+    n = problem.n
+    bulk = problem.bulk
+    w = np.asarray(problem.weights, dtype=np.float64)
+    d = np.asarray(problem.target, dtype=np.float64)
+    gains = w * (np.abs(1.0 - d) - np.abs(d))
+    pairs = problem.pairs
+    k = pairs.shape[0]
+    has_bulk = k < n * (n - 1) // 2
+    if bulk.node_weights is None:
+        c = float(bulk.weight)
+        s0 = _bulk_gain(bulk)
+        keep = gains != s0
+        scale = max(float(w.max(initial=0.0)), abs(c) if has_bulk else 0.0)
+        indptr, indices, var = csr_from_pairs(pairs[keep], n)
+        delta = (gains[keep] - s0)[var]
+        return dict(layout="support", indptr=indptr, indices=indices,
+                    delta=np.ascontiguousarray(delta), s0=s0, clique=False,
+                    tol=rel_tol * (scale or 1.0))
+    nw = np.ascontiguousarray(bulk.node_weights, dtype=np.float64)
+    cw = float(bulk.weight)
+    bulk_gain = -bulk.pair_weights(pairs[:, 0], pairs[:, 1])
+    indptr, indices, var = csr_from_pairs(pairs, n)
+    delta = (gains - bulk_gain)[var]
+    top = np.sort(np.abs(nw))[-2:] if n >= 2 else np.zeros(2)
+    scale = max(float(w.max(initial=0.0)), abs(cw) * float(np.prod(top)) if has_bulk else 0.0)
+    return dict(layout="support", indptr=indptr, indices=indices,
+                delta=np.ascontiguousarray(delta), s0=0.0, clique=False,
+                node_weights=nw, bulk_weight=cw, tol=rel_tol * (scale or 1.0))
+
+
+def _bulk_gain(bulk):
+    """Gain ``w (|1 - d| - |d|)`` of a bulk pair of constant weight."""
+    value = float(bulk.value)
+    return float(bulk.weight) * (abs(1.0 - value) - abs(value))
+
+
+# ----------------------------------------------------------------------------- leiden
+def leiden_layers(problem, igraph):
+    """Leiden's partitions' graphs for Jaccard weights in the support layout.
+
+    The signed weight of a joined pair is ``s = w (1 - 2 d)``; a bulk pair's is ``-c``.
+    So ``sum_{joined} s = sum_{joined explicit} (s + c) - c sum_C C(|C|, 2)``: CPM at
+    ``gamma = c`` on the explicit pairs of positive ``s + c``, minus CPM at 0 on those of
+    negative ``s + c`` (layer weight -1).
+
+    Returns
+    -------
+    list of (igraph.Graph, list of float, float)
+        Graph, edge weights and CPM resolution of each layer.
+    """
+    c = float(problem.bulk.weight)
+    gains = problem.weights * (1.0 - 2.0 * problem.target) + c
+    pairs = problem.pairs
+    layers = []
+    for mask, gamma in ((gains > 0, c), (gains < 0, 0.0)):
+        g = igraph.Graph(n=problem.n, edges=pairs[mask].tolist())
+        layers.append((g, np.abs(gains[mask]).tolist(), gamma))
+    return layers
