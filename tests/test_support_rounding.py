@@ -23,6 +23,7 @@ from metricopt.io import read_input
 from metricopt.problems import build_problem
 from metricopt.problems._pairs import pair_arrays
 from metricopt.problems.support import SupportPoint, clustering_cost
+from metricopt.rounding import _support_kernels as SK
 from metricopt.rounding import (
     evaluate,
     is_partition,
@@ -33,7 +34,6 @@ from metricopt.rounding import (
     round_solution,
     threshold_pivot,
 )
-from metricopt.rounding import _support_kernels as SK
 from metricopt.rounding.objectives import cc_cost
 from metricopt.rounding.refine import MAX_SWEEPS, _refine_labels, _refine_rng, gain_layout
 

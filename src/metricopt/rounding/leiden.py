@@ -27,8 +27,9 @@ For Jaccard weights every pair has a weight, so the two layers hold all ``n(n-1)
 pairs (memory-checked); a support-sized problem lists only the pairs whose weight is not
 the bulk weight ``c``, and its layers are CPM at ``gamma = c`` on the explicit pairs'
 ``s + c`` where positive, and CPM at 0 on it where negative (layer weight -1; see
-:func:`metricopt.rounding._support.leiden_layers`). The clustering Leiden returns is scored by the problem's own
-objective (:func:`metricopt.rounding.evaluate`), never by Leiden's quality.
+:func:`metricopt.rounding._support.leiden_layers`). The clustering Leiden returns is
+scored by the problem's own objective (:func:`metricopt.rounding.evaluate`), never by
+Leiden's quality.
 """
 
 import numpy as np

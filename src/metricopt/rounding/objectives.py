@@ -129,9 +129,9 @@ def clustering_objective(problem, labels):
     graph's pairs for a sparse problem), with ``x_ij = 0`` inside a cluster and 1
     between clusters, plus ``problem.constant``; for a support-sized problem over all
     pairs, the bulk pairs in closed form
-    (:func:`metricopt.problems.support.clustering_cost`, O(n + listed pairs)). ``cd``: the weight (by default the
-    number) of edges between clusters, plus ``problem.constant``; every cluster must be
-    a clique.
+    (:func:`metricopt.problems.support.clustering_cost`, O(n + listed pairs)). ``cd``:
+    the weight (by default the number) of edges between clusters, plus
+    ``problem.constant``; every cluster must be a clique.
 
     Parameters
     ----------
