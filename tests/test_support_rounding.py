@@ -362,3 +362,35 @@ def test_nothing_takes_n_squared_memory():
     res = round_solution(support, point, n_tries=2, seed=0, refine_candidates=1)
     assert is_partition(res.labels, n)
     assert res.objective == pytest.approx(clustering_cost(support, res.labels))
+
+
+def test_a_run_rounds_and_writes_a_support_solution(tmp_path):
+    """The whole run with a backend that returns a SupportPoint: rounding, report and
+    files, with ``solution.npz`` holding the triples."""
+    from metricopt import pipeline
+    from metricopt.io.reports import read_clusters
+    from metricopt.solvers._base import Solver
+
+    class PointBackend(Solver):
+        name = "support-point"
+        structures = ("support",)
+        objectives = ("l1",)
+        options = ()
+
+        def driver(self, problem):  # the explicit pairs at their targets
+            point = SupportPoint(problem.n, problem.pairs, problem.target.copy())
+            return dict(x=point, fun=problem.objective_value(point), status=0,
+                        message="point", nit=1)
+
+    out = tmp_path / "run"
+    outcome = pipeline.run("karate", "cc", method=PointBackend(), out=out,
+                           problem_params={"weights": "jaccard", "layout": "support"})
+    problem = outcome.problem
+    assert problem.structure == "support"
+    labels = read_clusters(out / "clusters.csv", problem.labels)
+    assert outcome.report["rounded_objective"] == pytest.approx(evaluate(problem, labels=labels))
+    with np.load(out / "solution.npz", allow_pickle=False) as z:
+        listed = problem.target != 1.0
+        assert z["i"].tolist() == problem.pairs[listed, 0].tolist()
+        assert z["j"].tolist() == problem.pairs[listed, 1].tolist()
+        assert np.all(z["x"] == 0.0) and float(z["bulk"]) == 1.0
