@@ -75,8 +75,27 @@ def _explicit_keys(problem):
     return pair_keys(problem.pairs[:, 0], problem.pairs[:, 1], problem.n)
 
 
-def merged_pairs(problem, point):
+def _sorted_union(a, b):
+    """Union of two sorted arrays of distinct int64 keys, sorted (O(len(a) + len(b)) for
+    the merge, plus the look-up of ``b`` in ``a``)."""
+    if a.size:
+        at = np.minimum(np.searchsorted(a, b), a.size - 1)
+        b = b[a[at] != b]
+    # two sorted runs: the stable sort (timsort) merges them in linear time
+    return np.sort(np.concatenate([a, b]), kind="stable")
+
+
+def merged_pairs(problem, point, similar_only=False):
     """The point's listed pairs and the problem's explicit pairs, in key order.
+
+    Parameters
+    ----------
+    problem : MetricProblem
+    point : SupportPoint
+        Compact, pairs in key order (:func:`check_support_x`).
+    similar_only : bool, default=False
+        Only the explicit pairs that are similar (``w > 0``, ``d < 1/2``): a pair that is
+        neither listed by the point (so at 1) nor similar plays no part in region growing.
 
     Returns
     -------
@@ -87,15 +106,19 @@ def merged_pairs(problem, point):
     """
     n = problem.n
     pk, ek = point.keys, _explicit_keys(problem)
-    keys = np.union1d(pk, ek)
+    ew, ed = problem.weights, problem.target
+    if similar_only:
+        keep = (ew > 0) & (ed < 0.5)
+        ek, ew, ed = ek[keep], ew[keep], ed[keep]
+    keys = _sorted_union(ek, pk)
     pairs = np.column_stack([keys // n, keys % n]).astype(np.int64)
     x = np.full(keys.size, float(point.bulk))
     x[np.searchsorted(keys, pk)] = point.values
     w = problem.bulk.pair_weights(pairs[:, 0], pairs[:, 1])
     d = np.full(keys.size, float(problem.bulk.value))
     at = np.searchsorted(keys, ek)
-    w[at] = problem.weights
-    d[at] = problem.target
+    w[at] = ew
+    d[at] = ed
     return pairs, x, np.ascontiguousarray(w, dtype=np.float64), d
 
 
@@ -109,11 +132,13 @@ def support_pivot_runner(problem, point, threshold):
 
 
 def sign_runner(problem, threshold):
-    """KwikCluster's pass: the explicit pairs, 0 on the similar ones and 1 elsewhere."""
+    """KwikCluster's pass over the similar explicit pairs (value 0; every other pair is
+    at 1 and never joins)."""
     from .pivot import sign_values
 
-    indptr, indices, var = csr_from_pairs(problem.pairs, problem.n)
-    values = sign_values(problem)
+    similar = sign_values(problem) == 0
+    indptr, indices, var = csr_from_pairs(problem.pairs[similar], problem.n)
+    values = np.zeros(int(similar.sum()), dtype=np.uint8)
     threshold = float(threshold)
     return lambda order, seed: _sk.pivot_support(values, indptr, indices, var, order,
                                                  threshold, seed)
@@ -124,18 +149,14 @@ def support_region_runner(problem, point, radius, c_ln):
     from . import _kernels as _k
 
     n = problem.n
-    pairs, x, w, d = merged_pairs(problem, point)
+    pairs, x, w, d = merged_pairs(problem, point, similar_only=True)
     # the dense kernel's seed volume: the same terms, in packed (= key) order
     seed_volume = _k.positive_volume_dense(x, w, d) / n if n else 0.0
     indptr, indices, var = csr_from_pairs(pairs, n)
-    row = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
 
     def run(order, seed):
-        rank = np.empty(n, dtype=np.int64)
-        rank[order] = np.arange(n, dtype=np.int64)
-        by_order = np.lexsort((rank[indices], row))  # rows in visiting order
-        return _sk.region_grow_support(x, w, d, indptr, np.ascontiguousarray(indices[by_order]),
-                                       np.ascontiguousarray(var[by_order]), order, radius, c_ln,
+        rows, rvar = _sk.rows_in_order(indptr, indices, var, order)
+        return _sk.region_grow_support(x, w, d, indptr, rows, rvar, order, radius, c_ln,
                                        seed_volume)
 
     return run

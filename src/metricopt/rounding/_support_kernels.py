@@ -26,7 +26,7 @@ import numpy as np
 from ._kernels import _GOLDEN, _MIX1, _MIX2, _TO_UNIT, _choose_ball, _clip01
 from ._refine_kernels import _apply_move, _free_ids, _member_lists, _merge_into
 
-__all__ = ["pivot_support", "region_grow_support", "move_sweep_weighted",
+__all__ = ["pivot_support", "rows_in_order", "region_grow_support", "move_sweep_weighted",
            "merge_pass_weighted"]
 
 
@@ -116,6 +116,29 @@ def pivot_support(x, indptr, indices, var, order, threshold, seed):
         n_alive -= 1 + nj
         k += 1
     return labels
+
+
+@numba.njit(cache=True)
+def rows_in_order(indptr, indices, var, order):
+    """The symmetric CSR ``(indptr, indices, var)`` with each row sorted by position in
+    ``order`` (a counting pass: O(n + entries)).
+
+    Returns
+    -------
+    indices, var : int64 arrays
+        For the same ``indptr``.
+    """
+    n = indptr.size - 1
+    out = np.empty(indices.size, dtype=np.int64)
+    out_var = np.empty(indices.size, dtype=np.int64)
+    fill = indptr[:n].copy()
+    for v in order:  # v enters the row of each neighbour, in visiting order
+        for e in range(indptr[v], indptr[v + 1]):
+            u = indices[e]
+            out[fill[u]] = v
+            out_var[fill[u]] = var[e]
+            fill[u] += 1
+    return out, out_var
 
 
 @numba.njit(cache=True)
