@@ -394,3 +394,16 @@ def test_a_run_rounds_and_writes_a_support_solution(tmp_path):
         assert z["i"].tolist() == problem.pairs[listed, 0].tolist()
         assert z["j"].tolist() == problem.pairs[listed, 1].tolist()
         assert np.all(z["x"] == 0.0) and float(z["bulk"]) == 1.0
+
+
+def test_a_point_listing_nothing_gives_the_dense_answer():
+    graph = read_input("dolphins", "cc")
+    dense, support = both(graph, "lambda")
+    assert gain_layout(dense)["layout"] == "sparse"
+    x = np.ones(dense.n_variables)
+    empty = SupportPoint(graph.n, np.zeros((0, 2), dtype=np.int64), np.zeros(0))
+    for method in ("auto", "kwikcluster"):
+        rd = round_solution(dense, x, method=method, seed=1, n_tries=3)
+        rs = round_solution(support, empty, method=method, seed=1, n_tries=3)
+        assert rs.labels.tolist() == rd.labels.tolist()
+        assert rs.objective == pytest.approx(rd.objective, rel=1e-12)

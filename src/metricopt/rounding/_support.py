@@ -179,7 +179,12 @@ def support_gain_layout(problem, rel_tol):
     pairs = problem.pairs
     k = pairs.shape[0]
     has_bulk = k < n * (n - 1) // 2
+    if k == 0 and not has_bulk:
+        return dict(layout="support", indptr=np.zeros(n + 1, dtype=np.int64),
+                    indices=np.zeros(0, dtype=np.int64), delta=np.zeros(0), s0=0.0,
+                    clique=False, tol=rel_tol)
     if bulk.node_weights is None:
+        # as the dense problem's sparse layout: tol from the largest weight of any pair
         c = float(bulk.weight)
         s0 = _bulk_gain(bulk)
         keep = gains != s0
@@ -188,17 +193,18 @@ def support_gain_layout(problem, rel_tol):
         delta = (gains[keep] - s0)[var]
         return dict(layout="support", indptr=indptr, indices=indices,
                     delta=np.ascontiguousarray(delta), s0=s0, clique=False,
-                    tol=rel_tol * (scale or 1.0))
+                    tol=rel_tol * scale)
     nw = np.ascontiguousarray(bulk.node_weights, dtype=np.float64)
     cw = float(bulk.weight)
     bulk_gain = -bulk.pair_weights(pairs[:, 0], pairs[:, 1])
     indptr, indices, var = csr_from_pairs(pairs, n)
     delta = (gains - bulk_gain)[var]
     top = np.sort(np.abs(nw))[-2:] if n >= 2 else np.zeros(2)
+    # the largest bulk weight is at most c times the two largest node weights
     scale = max(float(w.max(initial=0.0)), abs(cw) * float(np.prod(top)) if has_bulk else 0.0)
     return dict(layout="support", indptr=indptr, indices=indices,
                 delta=np.ascontiguousarray(delta), s0=0.0, clique=False,
-                node_weights=nw, bulk_weight=cw, tol=rel_tol * (scale or 1.0))
+                node_weights=nw, bulk_weight=cw, tol=rel_tol * scale)
 
 
 def _bulk_gain(bulk):
