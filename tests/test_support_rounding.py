@@ -3,9 +3,8 @@
 A support-sized problem lists its explicit pairs and a point lists the pairs it moved;
 every other pair is at 1. Its roundings must be the dense problem's for the same ``x``
 and seed (LP-pivot's coins included), its costs the dense costs, and its local search
-the dense problem's sparse-layout search (the same kernels with the bulk gain as
-background), or with node-weighted bulk gains the plain-Python reference's; nothing may
-take ``n^2`` memory.
+the dense problem's search (the same moves, from any start); nothing may take ``n^2``
+memory.
 """
 
 import itertools
@@ -35,7 +34,7 @@ from metricopt.rounding import (
     threshold_pivot,
 )
 from metricopt.rounding.objectives import cc_cost
-from metricopt.rounding.refine import MAX_SWEEPS, _refine_labels, _refine_rng, gain_layout
+from metricopt.rounding.refine import gain_layout
 
 WEIGHTS = {"jaccard": {}, "unit": {}, "lambda": {"resolution": 0.3},
            "lambda-degree": {"resolution": 0.05}, "modularity": {"resolution": 1.0}}
@@ -205,26 +204,37 @@ def test_costs_are_the_dense_costs(seed, n, weights):
 
 # ------------------------------------------------------------------ refinement
 @pytest.mark.parametrize("name", ["karate", "lesmis"])
-@pytest.mark.parametrize("weights", ["jaccard", "unit", "lambda"])
-def test_refinement_is_the_dense_sparse_layout_search(name, weights):
-    """Constant bulk weight: the dense problem's search on sparse gains (background = the
-    bulk gain) and the support search make the same moves, from any start."""
+@pytest.mark.parametrize("weights", sorted(WEIGHTS))
+def test_refinement_is_the_dense_refinement(name, weights):
+    """From any start the support search makes the dense search's moves: on the sparse
+    kernels where the dense gains take the sparse layout (bulk gain as background), else
+    on the bulk kernels in the dense kernels' order."""
     graph = read_input(name, "cc")
     dense, support = both(graph, weights)
-    forced = gain_layout(dense, sparse_share=1.0)
-    mine = gain_layout(support)
-    assert forced["s0"] == mine["s0"] and forced["tol"] == mine["tol"]
+    want_layout, mine = gain_layout(dense), gain_layout(support)
+    assert (want_layout["layout"] == "sparse") == ("node_weights" not in mine)
     rng = np.random.default_rng(0)
-    for t in range(5):
+    for t in range(4):
         labels = rng.integers(0, rng.integers(1, graph.n + 1), graph.n)
-        before = cc_cost(dense, labels)
-        want = _refine_labels(dense, labels, before, _refine_rng(t, 0), MAX_SWEEPS, np.inf, 0.0,
-                              gains=forced)
+        want = refine_clustering(dense, labels, seed=t)
         got = refine_clustering(support, labels, seed=t)
         assert got.labels.tolist() == want.labels.tolist()
         assert (got.moves, got.merges, got.sweeps) == (want.moves, want.merges, want.sweeps)
         assert got.objective == pytest.approx(want.objective, rel=1e-12)
         assert got.objective == pytest.approx(cc_cost(dense, got.labels), rel=1e-12)
+
+
+def test_sparse_gains_are_the_dense_sparse_layout():
+    """Where the dense gains take the sparse layout, the support adjacency and gains are
+    those of the dense problem, entry for entry."""
+    graph = read_input("lesmis", "cc")
+    for weights in ("unit", "lambda"):
+        dense, support = both(graph, weights)
+        want, got = gain_layout(dense), gain_layout(support)
+        assert want["layout"] == "sparse" and "node_weights" not in got
+        for key in ("indptr", "indices", "delta"):
+            assert np.array_equal(want[key], got[key]), key
+        assert (want["s0"], want["tol"]) == (got["s0"], got["tol"])
 
 
 def _gain_table(dense):
@@ -236,37 +246,42 @@ def _gain_table(dense):
     return lambda a, b: table[a, b], s
 
 
-@pytest.mark.parametrize("weights", ["lambda-degree", "modularity"])
+@pytest.mark.parametrize("weights", ["lambda-degree", "modularity", "unit", "jaccard"])
 @pytest.mark.parametrize("seed", range(4))
-def test_weighted_kernels_match_the_reference(weights, seed):
-    """Node-weighted bulk gains: the kernels against the plain-Python reference, which
-    recomputes every cluster's value from the full pair gains."""
+def test_bulk_kernels_match_the_dense_reference(weights, seed):
+    """The bulk kernels against the plain-Python reference of the dense kernels (every
+    other node adjacent, clusters met in increasing node id, every value recomputed from
+    the full pair gains)."""
     rng = np.random.default_rng(seed)
     n = 14
     dense, support = both(random_graph(rng, n, 0.3), weights)
-    lay = gain_layout(support)
-    adj = [lay["indices"][lay["indptr"][i]:lay["indptr"][i + 1]].tolist() for i in range(n)]
+    lay = gain_layout(support, sparse_share=0.0)  # the bulk kernels, whatever the weights
+    every = [[j for j in range(n) if j != i] for i in range(n)]
     s, _ = _gain_table(dense)
     nw, cw, tol = lay["node_weights"], lay["bulk_weight"], lay["tol"]
     labels = rng.integers(0, 5, n).astype(np.int64)
     acc, cnt = np.zeros(n), np.zeros(n, np.int64)
-    touched, free = np.empty(n, np.int64), np.empty(n, np.int64)
+    touched, free, head, nxt, prv, tail, minid, cand, rank = (np.empty(n, np.int64)
+                                                               for _ in range(9))
+    cval = np.empty(n)
     for sweep in range(3):
         order = rng.permutation(n).astype(np.int64)
-        ref, ref_moves = naive.move_sweep(n, adj, s, 0.0, False, tol, labels.tolist(),
+        ref, ref_moves = naive.move_sweep(n, every, s, 0.0, False, tol, labels.tolist(),
                                           order.tolist())
         sizes = np.bincount(labels, minlength=n).astype(np.int64)
         dsum = np.bincount(labels, weights=nw, minlength=n)
-        moves, _ = SK.move_sweep_weighted(order, lay["indptr"], lay["indices"], lay["delta"], cw,
-                                          nw, tol, labels, sizes, dsum, acc, cnt, touched, free)
+        moves, _ = SK.move_sweep_bulk(order, lay["indptr"], lay["indices"], lay["delta"], cw, nw,
+                                      tol, labels, sizes, dsum, acc, cnt, touched, free, head, nxt,
+                                      prv, minid, cand, cval, rank)
         assert labels.tolist() == ref and moves == ref_moves, sweep
         assert np.allclose(dsum, np.bincount(labels, weights=nw, minlength=n))
-    ref, ref_merges = naive.merge_pass(n, adj, s, False, tol, labels.tolist())
+        assert not acc.any() and not cnt.any()
+    ref, ref_merges = naive.merge_pass(n, every, s, False, tol, labels.tolist())
     sizes = np.bincount(labels, minlength=n).astype(np.int64)
     dsum = np.bincount(labels, weights=nw, minlength=n)
-    head, nxt, tail = (np.empty(n, np.int64) for _ in range(3))
-    merges, _ = SK.merge_pass_weighted(lay["indptr"], lay["indices"], lay["delta"], cw, tol,
-                                       labels, sizes, dsum, head, nxt, tail, acc, cnt, touched)
+    merges, _ = SK.merge_pass_bulk(lay["indptr"], lay["indices"], lay["delta"], cw, tol, labels,
+                                   sizes, dsum, head, nxt, tail, acc, cnt, touched, minid, cand,
+                                   cval, rank)
     assert labels.tolist() == ref and merges == ref_merges
 
 

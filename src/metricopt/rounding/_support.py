@@ -16,10 +16,11 @@ pair is at 1. The roundings read only what is listed:
   weights, CPM at the bulk weight on the explicit pairs (:func:`leiden_layers`).
 
 Given the same ``x`` and seed these give the dense problem's clusterings exactly. The
-refinement's pair gains are those of the sparse layout with the bulk as background:
-``s0 = -c`` for a constant bulk weight ``c`` (the sparse kernels as they are), or, for
-node weights, a bulk term per cluster kept by
-:func:`~metricopt.rounding._support_kernels.move_sweep_weighted`.
+refinement makes the dense problem's moves: with the sparse kernels as they are where the
+dense problem's gains take the sparse layout (the bulk gain ``-c`` as background), else
+with :func:`~metricopt.rounding._support_kernels.move_sweep_bulk`, which keeps a bulk
+term per cluster (``-c d_i sum_C d`` for node weights ``d``) and visits the clusters in
+the dense kernels' order.
 """
 
 import numpy as np
@@ -163,13 +164,25 @@ def support_region_runner(problem, point, radius, c_ln):
 
 
 # ------------------------------------------------------------------------ refinement
-def support_gain_layout(problem, rel_tol):
-    """The pair gains of a support problem for the local search (see ``refine.gain_layout``).
+def support_gain_layout(problem, rel_tol, sparse_share, sample):
+    """The pair gains of a support problem for the local search (see ``refine.gain_layout``),
+    in the form the dense problem's search takes.
 
-    A constant bulk weight ``c`` is the background gain ``s0 = -c``; the explicit pairs
-    whose gain differs from it form the adjacency, with ``delta = s - s0`` (what the
-    dense problem's sparse layout holds). With node weights ``d`` the adjacency holds
-    every explicit pair with ``delta = s + c d_i d_j`` and ``node_weights`` is set.
+    With a constant bulk weight ``c`` the dense problem's choice is made again from the
+    same sampled pairs (:func:`dense_layout_choice`). Where it takes the sparse layout
+    with the bulk gain ``s0 = -c`` as background, the adjacency is the explicit pairs
+    whose gain differs from it, ``delta = s - s0``, for the sparse kernels. Otherwise
+    (and always for node weights ``d``: a bulk pair's gain is ``-c d_i d_j``, and the dense
+    problem's gains are read in place) the gains are for
+    :func:`~metricopt.rounding._support_kernels.move_sweep_bulk`, which makes the dense
+    kernels' moves: ``node_weights`` (``d``, or ones), ``bulk_weight`` and
+    ``delta = s + c d_i d_j`` on the explicit pairs whose gain is not the bulk gain, and
+    ``dense_order`` (the dense search's visiting order).
+
+    Returns
+    -------
+    dict
+        As ``refine.gain_layout``, with ``layout="support"``.
     """
     n = problem.n
     bulk = problem.bulk
@@ -179,32 +192,55 @@ def support_gain_layout(problem, rel_tol):
     pairs = problem.pairs
     k = pairs.shape[0]
     has_bulk = k < n * (n - 1) // 2
-    if k == 0 and not has_bulk:
-        return dict(layout="support", indptr=np.zeros(n + 1, dtype=np.int64),
-                    indices=np.zeros(0, dtype=np.int64), delta=np.zeros(0), s0=0.0,
-                    clique=False, tol=rel_tol)
-    if bulk.node_weights is None:
-        # as the dense problem's sparse layout: tol from the largest weight of any pair
-        c = float(bulk.weight)
-        s0 = _bulk_gain(bulk)
-        keep = gains != s0
-        scale = max(float(w.max(initial=0.0)), abs(c) if has_bulk else 0.0)
-        indptr, indices, var = csr_from_pairs(pairs[keep], n)
-        delta = (gains[keep] - s0)[var]
-        return dict(layout="support", indptr=indptr, indices=indices,
-                    delta=np.ascontiguousarray(delta), s0=s0, clique=False,
-                    tol=rel_tol * scale)
-    nw = np.ascontiguousarray(bulk.node_weights, dtype=np.float64)
     cw = float(bulk.weight)
-    bulk_gain = -bulk.pair_weights(pairs[:, 0], pairs[:, 1])
-    indptr, indices, var = csr_from_pairs(pairs, n)
-    delta = (gains - bulk_gain)[var]
-    top = np.sort(np.abs(nw))[-2:] if n >= 2 else np.zeros(2)
-    # the largest bulk weight is at most c times the two largest node weights
-    scale = max(float(w.max(initial=0.0)), abs(cw) * float(np.prod(top)) if has_bulk else 0.0)
-    return dict(layout="support", indptr=indptr, indices=indices,
-                delta=np.ascontiguousarray(delta), s0=0.0, clique=False,
-                node_weights=nw, bulk_weight=cw, tol=rel_tol * scale)
+    if bulk.node_weights is None:
+        nw = np.ones(n)
+        bulk_gain = np.full(k, _bulk_gain(bulk))
+        # tol from the largest weight of any pair, as the dense problem's
+        scale = max(float(w.max(initial=0.0)), abs(cw) if has_bulk else 0.0)
+    else:
+        nw = np.ascontiguousarray(bulk.node_weights, dtype=np.float64)
+        bulk_gain = -bulk.pair_weights(pairs[:, 0], pairs[:, 1])
+        # the largest bulk weight is at most c times the two largest node weights
+        top = np.sort(np.abs(nw))[-2:] if n >= 2 else np.zeros(2)
+        scale = max(float(w.max(initial=0.0)), abs(cw) * float(np.prod(top)) if has_bulk else 0.0)
+    tol = rel_tol * (scale if k or has_bulk else 1.0)
+    keep = gains != bulk_gain
+    indptr, indices, var = csr_from_pairs(pairs[keep], n)
+    delta = np.ascontiguousarray((gains[keep] - bulk_gain[keep])[var])
+    out = dict(layout="support", indptr=indptr, indices=indices, delta=delta, clique=False,
+               tol=tol)
+    if bulk.node_weights is None and k + has_bulk:
+        s0 = _bulk_gain(bulk)
+        if dense_layout_choice(problem, gains, s0, sparse_share, sample) == "sparse":
+            out.update(s0=s0)
+            return out
+    out.update(s0=0.0, node_weights=nw, bulk_weight=cw, dense_order=True)
+    return out
+
+
+def dense_layout_choice(problem, gains, bulk_gain, sparse_share, sample):
+    """``refine.gain_layout``'s choice for the dense problem of constant bulk gain:
+    ``"sparse"`` if the background it finds (the most frequent gain among the same
+    ``sample`` packed pairs) is the bulk gain and the pairs whose gain differs from it are
+    at most ``sparse_share`` of all pairs, else ``"dense"`` (also where the background is
+    another gain: the sparse layout would then list bulk pairs)."""
+    n = problem.n
+    size = n * (n - 1) // 2
+    idx = np.unique(np.linspace(0, size - 1, min(size, sample)).astype(np.int64))
+    rows = np.arange(n, dtype=np.int64)
+    starts = rows * n - rows * (rows + 1) // 2
+    i = np.searchsorted(starts, idx, side="right") - 1
+    j = idx - starts[i] + i + 1
+    ek = _explicit_keys(problem)
+    at = np.minimum(np.searchsorted(ek, i * n + j), max(ek.size - 1, 0))
+    found = ek[at] == i * n + j if ek.size else np.zeros(idx.size, dtype=bool)
+    sampled = np.where(found, gains[at] if ek.size else 0.0, bulk_gain)
+    values, counts = np.unique(sampled, return_counts=True)
+    if values[np.argmax(counts)] != bulk_gain:
+        return "dense"
+    deviating = int(np.count_nonzero(gains != bulk_gain))
+    return "dense" if 2 * deviating > 2 * sparse_share * size else "sparse"
 
 
 def _bulk_gain(bulk):

@@ -13,11 +13,12 @@ visit the listed pairs only, through a CSR adjacency ``(indptr, indices, var)`` 
 * :func:`region_grow_support` is :func:`~metricopt.rounding._kernels.region_grow_dense`
   over the listed pairs; given adjacency rows sorted by visiting order, it adds the same
   terms in the same order.
-* :func:`move_sweep_weighted` and :func:`merge_pass_weighted` are the node moves and
-  merges of :mod:`metricopt.rounding._refine_kernels` when the bulk gain of a pair is
-  ``-c d_i d_j`` (node weights ``d``): a cluster's bulk term is ``-c d_i D`` with ``D``
-  the sum of ``d`` over its members, kept up to date. (A constant bulk gain is the
-  background ``s0`` of the sparse kernels, which serve as they are.)
+* :func:`move_sweep_bulk` and :func:`merge_pass_bulk` make the moves and merges of
+  :mod:`metricopt.rounding._refine_kernels`' dense kernels (every cluster a candidate,
+  by smallest member id) when the bulk gain of a pair is ``-c d_i d_j`` (node weights
+  ``d``, or ``d = 1``): a cluster's bulk term is ``-c d_i D`` with ``D`` the sum of
+  ``d`` over its members, kept up to date. (Where the dense problem takes the sparse
+  layout with the bulk gain as background, its sparse kernels serve as they are.)
 """
 
 import numba
@@ -26,8 +27,8 @@ import numpy as np
 from ._kernels import _GOLDEN, _MIX1, _MIX2, _TO_UNIT, _choose_ball, _clip01
 from ._refine_kernels import _apply_move, _free_ids, _member_lists, _merge_into
 
-__all__ = ["pivot_support", "rows_in_order", "region_grow_support", "move_sweep_weighted",
-           "merge_pass_weighted"]
+__all__ = ["pivot_support", "rows_in_order", "region_grow_support", "move_sweep_bulk",
+           "merge_pass_bulk"]
 
 
 @numba.njit(cache=True, inline="always")
@@ -228,19 +229,84 @@ def region_grow_support(x, w, d, indptr, indices, var, order, radius, c_ln, seed
     return labels
 
 
-# ------------------------------------------------------------ node-weighted refinement
+# ------------------------------------------------------------------ bulk refinement
 @numba.njit(cache=True)
-def move_sweep_weighted(order, indptr, indices, delta, cw, nw, tol, labels, sizes, dsum,
-                        acc, cnt, touched, free):
-    """One sweep of node moves when a bulk pair's gain is ``-cw nw_i nw_j``.
+def _cluster_min(c, minid, head, nxt):
+    """Smallest member id of cluster ``c``; ``minid[c] < 0`` marks it stale (recomputed
+    from the member list)."""
+    if minid[c] < 0:
+        best = head.size
+        v = head[c]
+        while v >= 0:
+            if v < best:
+                best = v
+            v = nxt[v]
+        minid[c] = best
+    return minid[c]
 
-    As ``_refine_kernels.move_sweep_sparse`` (same candidates and order: the node's
-    cluster, the clusters met along its adjacency, a new singleton), with the value of
-    cluster ``c`` for node ``i`` equal to ``-cw nw_i (dsum_c - [i in c] nw_i)`` plus the
-    ``delta_ij = s_ij + cw nw_i nw_j`` of its adjacent members. A cluster without an
-    adjacent member is worth ``-cw nw_i dsum_c <= 0``, never more than a singleton (or
-    than staying alone), so it is no candidate. ``dsum`` (sum of ``nw`` per cluster id)
-    is updated in place with ``labels`` and ``sizes``.
+
+@numba.njit(cache=True)
+def _pick(base, ns, cand, cval, tol, minid, head, nxt, rank):
+    """The dense kernels' choice among ``cand[:ns]`` (values ``cval``, all better than
+    ``base`` by more than ``tol``): scanned by smallest member id, a candidate replaces
+    the best so far when better by more than ``tol``. Returns ``(position, value)``.
+
+    The largest value wins unless another is within ``tol`` of it; only then are the
+    member ids looked up.
+    """
+    top = 0
+    for s in range(1, ns):
+        if cval[s] > cval[top]:
+            top = s
+    near = False
+    for s in range(ns):
+        if s != top and cval[s] >= cval[top] - tol:
+            near = True
+            break
+    if not near:
+        return top, cval[top]
+    for s in range(ns):
+        rank[s] = _cluster_min(cand[s], minid, head, nxt)
+    order = np.argsort(rank[:ns])
+    best = base
+    pos = -1
+    for r in range(ns):
+        s = order[r]
+        if cval[s] > best + tol:
+            best = cval[s]
+            pos = s
+    return pos, best
+
+
+@numba.njit(cache=True)
+def _link_members(labels, head, nxt, prv, minid):
+    """Doubly linked member lists per cluster id and each cluster's smallest id."""
+    head[:] = -1
+    minid[:] = -1
+    for v in range(labels.size - 1, -1, -1):  # pushed in front: lists in increasing id
+        c = labels[v]
+        prv[v] = -1
+        nxt[v] = head[c]
+        if head[c] >= 0:
+            prv[head[c]] = v
+        head[c] = v
+        minid[c] = v
+
+
+@numba.njit(cache=True)
+def move_sweep_bulk(order, indptr, indices, delta, cw, nw, tol, labels, sizes, dsum, acc, cnt,
+                    touched, free, head, nxt, prv, minid, cand, cval, rank):
+    """One sweep of node moves, as ``_refine_kernels.move_sweep_dense`` on the full problem,
+    when a bulk pair's gain is ``-cw nw_i nw_j`` (``nw = 1``: a constant gain ``-cw``).
+
+    The value of cluster ``c`` for node ``i`` is ``-cw nw_i (dsum_c - [i in c] nw_i)``
+    plus the ``delta_ij = s_ij + cw nw_i nw_j`` of its adjacent members (``dsum``: the sum
+    of ``nw`` per cluster id, updated in place). Candidates and decisions are the dense
+    kernel's: the node's own cluster, the others by smallest member id, each taken when
+    better than the best so far by more than ``tol``, then a new singleton. A cluster
+    without an adjacent member is worth ``-cw nw_i dsum_c <= 0``, never more than a
+    singleton (or than staying alone), and is not visited; near-ties are ordered through
+    member lists (``head, nxt, prv``, smallest ids ``minid``) kept with the moves.
 
     Returns
     -------
@@ -248,6 +314,7 @@ def move_sweep_weighted(order, indptr, indices, delta, cw, nw, tol, labels, size
     gain : float
     """
     top = _free_ids(sizes, free)
+    _link_members(labels, head, nxt, prv, minid)
     moves = 0
     gain = 0.0
     for i in order:
@@ -262,40 +329,66 @@ def move_sweep_weighted(order, indptr, indices, delta, cw, nw, tol, labels, size
             acc[c] += delta[e]
             cnt[c] += 1
         stay = -cw * di * (dsum[a] - di) + acc[a]
-        best = stay
-        target = a
+        ns = 0
         for t in range(nt):
             c = touched[t]
             if c == a:
                 continue
             v = -cw * di * dsum[c] + acc[c]
-            if v > best + tol:
-                best = v
-                target = c
-        if sizes[a] > 1 and 0.0 > best + tol:
-            best = 0.0
-            target = -1
+            if v > stay + tol:
+                cand[ns] = c
+                cval[ns] = v
+                ns += 1
         for t in range(nt):
             acc[touched[t]] = 0.0
             cnt[touched[t]] = 0
+        best = stay
+        target = a
+        if ns > 0:
+            pos, best = _pick(stay, ns, cand, cval, tol, minid, head, nxt, rank)
+            target = cand[pos]
+        if sizes[a] > 1 and 0.0 > best + tol:
+            best = 0.0
+            target = -1
         if target != a:
             top = _apply_move(i, a, target, labels, sizes, free, top)
+            b = labels[i]
             dsum[a] -= di
-            dsum[labels[i]] += di
+            dsum[b] += di
+            # member lists: out of a, in front of b
+            if prv[i] >= 0:
+                nxt[prv[i]] = nxt[i]
+            else:
+                head[a] = nxt[i]
+            if nxt[i] >= 0:
+                prv[nxt[i]] = prv[i]
+            if minid[a] == i:
+                minid[a] = -1
+            prv[i] = -1
+            nxt[i] = head[b]
+            if head[b] >= 0:
+                prv[head[b]] = i
+            head[b] = i
+            if sizes[b] == 1:
+                minid[b] = i
+            elif minid[b] >= 0 and i < minid[b]:
+                minid[b] = i
             moves += 1
             gain += best - stay
     return moves, gain
 
 
 @numba.njit(cache=True)
-def merge_pass_weighted(indptr, indices, delta, cw, tol, labels, sizes, dsum, head, nxt,
-                        tail, acc, cnt, touched):
-    """One pass of cluster merges when a bulk pair's gain is ``-cw nw_i nw_j``.
-
-    As ``_refine_kernels.merge_pass_sparse``, the gain of merging ``A`` into ``B``
-    being ``-cw dsum_A dsum_B + sum_{i in A, j in B} delta_ij``.
+def merge_pass_bulk(indptr, indices, delta, cw, tol, labels, sizes, dsum, head, nxt, tail, acc,
+                    cnt, touched, minid, cand, cval, rank):
+    """One pass of cluster merges, as ``_refine_kernels.merge_pass_dense`` on the full
+    problem, the gain of merging ``A`` into ``B`` being
+    ``-cw dsum_A dsum_B + sum_{i in A, j in B} delta_ij`` (clusters in increasing id;
+    targets by smallest member id, as :func:`move_sweep_bulk`).
     """
     _member_lists(labels, head, nxt, tail)
+    for c in range(labels.size):
+        minid[c] = head[c]  # lists in increasing id
     merges = 0
     gain = 0.0
     for A in range(labels.size):
@@ -314,19 +407,23 @@ def merge_pass_weighted(indptr, indices, delta, cw, tol, labels, sizes, dsum, he
                 acc[c] += delta[e]
                 cnt[c] += 1
             v = nxt[v]
-        best = 0.0
-        target = -1
+        ns = 0
         for t in range(nt):
             c = touched[t]
             g = -cw * dsum[A] * dsum[c] + acc[c]
-            if g > best + tol:
-                best = g
-                target = c
+            if g > tol:
+                cand[ns] = c
+                cval[ns] = g
+                ns += 1
             acc[c] = 0.0
             cnt[c] = 0
-        if target >= 0:
+        if ns > 0:
+            pos, best = _pick(0.0, ns, cand, cval, tol, minid, head, nxt, rank)
+            target = cand[pos]
             dsum[target] += dsum[A]
             dsum[A] = 0.0
+            minid[target] = min(minid[target], minid[A])
+            minid[A] = -1
             _merge_into(A, target, labels, sizes, head, nxt, tail)
             merges += 1
             gain += best

@@ -14,10 +14,10 @@ local search can make it.
   adjacency and the cluster sizes, which are kept up to date, so a sweep costs
   O(n + number of pairs that differ from the background gain); dense problems whose gains
   are mostly alike (Jaccard and unit weights) are reduced to that sparse form, others are
-  read in place (O(n^2) per sweep, no new n x n array). A support-sized problem is in the
-  sparse form already: its bulk gain ``-c`` is the background, or, with node weights
-  ``d``, each cluster's bulk term ``-c d_i sum_C d`` is kept with the cluster sizes
-  (O(n + explicit pairs) per sweep; :mod:`metricopt.rounding._support`).
+  read in place (O(n^2) per sweep, no new n x n array). A support-sized problem makes the
+  dense problem's moves from its explicit pairs, each cluster's bulk term (``-c |C|``, or
+  ``-c d_i sum_C d`` with node weights ``d``) kept with the cluster sizes (O(n + explicit
+  pairs) per sweep; :mod:`metricopt.rounding._support`).
 * ``cd``: the same moves and merges restricted so that every cluster stays a clique.
 * ``sc``: Fiduccia-Mattheyses passes [4]_ of single-node moves across the cut, scored by
   ``phi(S) = n cut(S) / (|S| |V \\ S|)``, the best prefix of each pass kept.
@@ -166,8 +166,9 @@ def gain_layout(problem, sparse_share=SPARSE_SHARE):
     dict
         ``layout`` (``"sparse"``, ``"dense"`` or ``"support"``), ``tol`` and, for
         ``"sparse"`` and ``"support"``, ``indptr, indices, delta, s0, clique``; for
-        ``"dense"``, ``w, d``; for ``"support"`` with node-weighted bulk pairs, also
-        ``node_weights`` and ``bulk_weight``.
+        ``"dense"``, ``w, d``; for ``"support"`` where the dense problem's gains are read
+        in place or the bulk pairs are node-weighted, also ``node_weights``,
+        ``bulk_weight`` and ``dense_order``.
     """
     from ._checks import csr_from_pairs
 
@@ -175,7 +176,7 @@ def gain_layout(problem, sparse_share=SPARSE_SHARE):
     if problem.structure == "support":
         from ._support import support_gain_layout
 
-        return support_gain_layout(problem, REL_TOL)
+        return support_gain_layout(problem, REL_TOL, sparse_share, _SAMPLE)
     if problem.kind == "cd":
         indptr, indices, var = csr_from_pairs(problem.pairs, n)
         cost = np.ones(problem.pairs.shape[0]) if problem.cost is None else np.asarray(problem.cost, float)
@@ -241,10 +242,13 @@ def _local_search(gains, labels, rng, max_sweeps, deadline):
     free = np.empty(n, dtype=np.int64)
     head, nxt, tail = (np.empty(n, dtype=np.int64) for _ in range(3))
     sparse = gains["layout"] in ("sparse", "support")
-    weighted = gains.get("node_weights") is not None
-    if weighted:  # node-weighted bulk gains: the bulk term of each cluster
+    bulk = gains.get("node_weights") is not None
+    if bulk:  # support problem, dense kernels' moves: a bulk term per cluster
         nw, cw = gains["node_weights"], gains["bulk_weight"]
         dsum = np.bincount(labels, weights=nw, minlength=n)
+        prv, minid, cand, rank = (np.empty(n, dtype=np.int64) for _ in range(4))
+        cval = np.empty(n, dtype=np.float64)
+    block = DENSE_BLOCK if not sparse or gains.get("dense_order") else 1
     tol = gains["tol"]
     moves = merges = sweeps = 0
     total = 0.0
@@ -256,10 +260,11 @@ def _local_search(gains, labels, rng, max_sweeps, deadline):
             break
         sweeps += 1
         if merge_next:
-            if weighted:
-                made, gain = _sk.merge_pass_weighted(gains["indptr"], gains["indices"],
-                                                     gains["delta"], cw, tol, labels, sizes, dsum,
-                                                     head, nxt, tail, acc, cnt, touched)
+            if bulk:
+                made, gain = _sk.merge_pass_bulk(gains["indptr"], gains["indices"],
+                                                 gains["delta"], cw, tol, labels, sizes, dsum,
+                                                 head, nxt, tail, acc, cnt, touched, minid,
+                                                 cand, cval, rank)
             elif sparse:
                 made, gain = _rk.merge_pass_sparse(gains["indptr"], gains["indices"], gains["delta"],
                                                 gains["s0"], gains["clique"], tol, labels, sizes,
@@ -274,11 +279,12 @@ def _local_search(gains, labels, rng, max_sweeps, deadline):
                 break
             merge_next = False
             continue
-        order = _visit_order(rng, n, 1 if sparse else DENSE_BLOCK)
-        if weighted:
-            made, gain = _sk.move_sweep_weighted(order, gains["indptr"], gains["indices"],
-                                                 gains["delta"], cw, nw, tol, labels, sizes, dsum,
-                                                 acc, cnt, touched, free)
+        order = _visit_order(rng, n, block)
+        if bulk:
+            made, gain = _sk.move_sweep_bulk(order, gains["indptr"], gains["indices"],
+                                             gains["delta"], cw, nw, tol, labels, sizes, dsum,
+                                             acc, cnt, touched, free, head, nxt, prv, minid,
+                                             cand, cval, rank)
         elif sparse:
             made, gain = _rk.move_sweep_sparse(order, gains["indptr"], gains["indices"], gains["delta"],
                                             gains["s0"], gains["clique"], tol, labels, sizes,
