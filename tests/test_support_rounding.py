@@ -422,3 +422,16 @@ def test_a_point_listing_nothing_gives_the_dense_answer():
         rs = round_solution(support, empty, method=method, seed=1, n_tries=3)
         assert rs.labels.tolist() == rd.labels.tolist()
         assert rs.objective == pytest.approx(rd.objective, rel=1e-12)
+
+
+@pytest.mark.parametrize("weights", ["jaccard", "unit", "modularity"])
+def test_round_solution_with_refinement_is_the_dense_one(karate_solved, weights):
+    """Karate: the dense gains are read in place (dense layout); rounding and local
+    search together still give the dense answer."""
+    dense, support, x, point = karate_solved[weights]
+    assert gain_layout(dense)["layout"] == "dense"
+    rd = round_solution(dense, x, seed=9, n_tries=8)
+    rs = round_solution(support, point, seed=9, n_tries=8)
+    assert rs.labels.tolist() == rd.labels.tolist()
+    assert rs.objective == pytest.approx(rd.objective, rel=1e-12)
+    assert rs.refine["moves"] == rd.refine["moves"] and rs.method == rd.method
