@@ -323,6 +323,8 @@ def test_support_x_is_checked():
         round_solution(support, SupportPoint(n, [[0, 1]], [0.0], bulk=0.5), method="pivot")
     with pytest.raises(InputError, match="more than once"):
         round_solution(support, SupportPoint(n, [[0, 1], [1, 0]], [0.0, 0.2]), method="pivot")
+    with pytest.raises(InputError, match=r"\(0, 1\) more than once"):  # one copy at 1
+        round_solution(support, SupportPoint(n, [[0, 1], [1, 0]], [1.0, 0.2]), method="pivot")
     with pytest.raises(InputError, match="distinct"):
         round_solution(support, SupportPoint(n, [[2, 2]], [0.0]), method="pivot")
     with pytest.raises(InputError, match="NaN"):

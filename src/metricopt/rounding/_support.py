@@ -31,8 +31,8 @@ from ..problems.support import SupportPoint
 from . import _support_kernels as _sk
 from ._checks import csr_from_pairs
 
-__all__ = ["check_support_x", "merged_pairs", "support_pivot_runner", "support_region_runner",
-           "support_gain_layout", "leiden_layers"]
+__all__ = ["check_support_x", "merged_pairs", "support_pivot_runner", "sign_runner",
+           "support_region_runner", "support_gain_layout", "dense_layout_choice", "leiden_layers"]
 
 
 def check_support_x(problem, x):
@@ -64,12 +64,11 @@ def check_support_x(problem, x):
     if not np.isfinite(values).all():
         raise InputError("x contains NaN or infinite values")
     i, j = np.minimum(pairs[:, 0], pairs[:, 1]), np.maximum(pairs[:, 0], pairs[:, 1])
-    point = SupportPoint(n, np.column_stack([i, j]), values, bulk_value).compact()
-    keys = point.keys
+    keys = np.sort(pair_keys(i, j, n))
     if keys.size > 1 and (np.diff(keys) == 0).any():
-        a = int(np.flatnonzero(np.diff(keys) == 0)[0])
-        raise InputError(f"x lists the pair {tuple(point.pairs[a].tolist())} more than once")
-    return point
+        a = int(keys[np.flatnonzero(np.diff(keys) == 0)[0]])
+        raise InputError(f"x lists the pair {(a // n, a % n)} more than once")
+    return SupportPoint(n, np.column_stack([i, j]), values, bulk_value).compact()
 
 
 def _explicit_keys(problem):
