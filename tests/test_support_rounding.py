@@ -437,3 +437,32 @@ def test_round_solution_with_refinement_is_the_dense_one(karate_solved, weights)
     assert rs.labels.tolist() == rd.labels.tolist()
     assert rs.objective == pytest.approx(rd.objective, rel=1e-12)
     assert rs.refine["moves"] == rd.refine["moves"] and rs.method == rd.method
+
+
+@pytest.mark.parametrize("name", ["karate", "football"])
+@pytest.mark.parametrize("weights", sorted(WEIGHTS))
+def test_refinement_tolerance_is_the_dense_one(name, weights):
+    graph = read_input(name, "cc")
+    dense, support = both(graph, weights)
+    assert gain_layout(support)["tol"] == gain_layout(dense)["tol"]
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10_000), n=st.integers(3, 24), p=st.sampled_from([0.1, 0.3, 0.6, 0.9]),
+       weights=st.sampled_from(sorted(WEIGHTS)))
+def test_refinement_equals_the_dense_one_on_random_graphs(seed, n, p, weights):
+    """The layout the dense problem takes is taken again, and the search is the same,
+    except around a background other than the bulk gain (the dense sparse layout then
+    lists bulk pairs; the support search keeps the dense kernels' moves)."""
+    rng = np.random.default_rng(seed)
+    dense, support = both(random_graph(rng, n, p), weights)
+    want, got = gain_layout(dense), gain_layout(support)
+    bulk_gain = -support.bulk.weight if support.bulk.node_weights is None else None
+    other = want["layout"] == "sparse" and want["s0"] != bulk_gain
+    assert ("node_weights" in got) == (want["layout"] == "dense" or other)
+    labels = rng.integers(0, rng.integers(1, n + 1), n)
+    rd, rs = refine_clustering(dense, labels, seed=seed), refine_clustering(support, labels, seed=seed)
+    assert rs.objective <= cc_cost(dense, labels) + 1e-12
+    assert rs.objective == pytest.approx(cc_cost(dense, rs.labels), rel=1e-12, abs=1e-12)
+    if not other:
+        assert rs.labels.tolist() == rd.labels.tolist()

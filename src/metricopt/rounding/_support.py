@@ -172,7 +172,8 @@ def support_gain_layout(problem, rel_tol, sparse_share, sample):
     with the bulk gain ``s0 = -c`` as background, the adjacency is the explicit pairs
     whose gain differs from it, ``delta = s - s0``, for the sparse kernels. Otherwise
     (and always for node weights ``d``: a bulk pair's gain is ``-c d_i d_j``, and the dense
-    problem's gains are read in place) the gains are for
+    problem's gains are read in place unless nearly all pairs share one gain) the gains
+    are for
     :func:`~metricopt.rounding._support_kernels.move_sweep_bulk`, which makes the dense
     kernels' moves: ``node_weights`` (``d``, or ones), ``bulk_weight`` and
     ``delta = s + c d_i d_j`` on the explicit pairs whose gain is not the bulk gain, and
@@ -200,9 +201,7 @@ def support_gain_layout(problem, rel_tol, sparse_share, sample):
     else:
         nw = np.ascontiguousarray(bulk.node_weights, dtype=np.float64)
         bulk_gain = -bulk.pair_weights(pairs[:, 0], pairs[:, 1])
-        # the largest bulk weight is at most c times the two largest node weights
-        top = np.sort(np.abs(nw))[-2:] if n >= 2 else np.zeros(2)
-        scale = max(float(w.max(initial=0.0)), abs(cw) * float(np.prod(top)) if has_bulk else 0.0)
+        scale = max(float(w.max(initial=0.0)), _largest_bulk_weight(problem) if has_bulk else 0.0)
     tol = rel_tol * (scale if k or has_bulk else 1.0)
     keep = gains != bulk_gain
     indptr, indices, var = csr_from_pairs(pairs[keep], n)
@@ -218,12 +217,41 @@ def support_gain_layout(problem, rel_tol, sparse_share, sample):
     return out
 
 
+def _largest_bulk_weight(problem):
+    """Largest ``c d_i d_j`` over the bulk pairs (node weights ``d >= 0``): pairs taken in
+    decreasing product (best-first over the nodes sorted by weight) until one is not
+    explicit."""
+    import heapq
+
+    n = problem.n
+    nw = np.asarray(problem.bulk.node_weights, dtype=np.float64)
+    by = np.argsort(-nw, kind="stable")
+    ek = _explicit_keys(problem)
+    heap = [(-nw[by[0]] * nw[by[1]], 0, 1)]
+    seen = {(0, 1)}
+    while heap:
+        _, a, b = heapq.heappop(heap)
+        u, v = int(by[a]), int(by[b])
+        key = min(u, v) * n + max(u, v)
+        at = min(int(np.searchsorted(ek, key)), ek.size - 1)
+        if ek.size == 0 or ek[at] != key:
+            return float(problem.bulk.pair_weights(np.array([u]), np.array([v]))[0])
+        for a2, b2 in ((a, b + 1), (a + 1, b)):
+            if b2 < n and a2 < b2 and (a2, b2) not in seen:
+                seen.add((a2, b2))
+                heapq.heappush(heap, (-nw[by[a2]] * nw[by[b2]], a2, b2))
+    return 0.0
+
+
 def dense_layout_choice(problem, gains, bulk_gain, sparse_share, sample):
-    """``refine.gain_layout``'s choice for the dense problem of constant bulk gain:
-    ``"sparse"`` if the background it finds (the most frequent gain among the same
-    ``sample`` packed pairs) is the bulk gain and the pairs whose gain differs from it are
-    at most ``sparse_share`` of all pairs, else ``"dense"`` (also where the background is
-    another gain: the sparse layout would then list bulk pairs)."""
+    """``refine.gain_layout``'s choice for the dense problem of constant bulk gain.
+
+    The background is the most frequent gain among the same ``sample`` packed pairs.
+    Returns ``"sparse"`` (the background is the bulk gain and the pairs whose gain differs
+    from it are at most ``sparse_share`` of all pairs), ``"dense"`` (too many differ), or
+    ``"other"`` (the sparse layout around another background, which lists bulk pairs: the
+    support search does not reproduce it).
+    """
     n = problem.n
     size = n * (n - 1) // 2
     idx = np.unique(np.linspace(0, size - 1, min(size, sample)).astype(np.int64))
@@ -236,10 +264,13 @@ def dense_layout_choice(problem, gains, bulk_gain, sparse_share, sample):
     found = ek[at] == i * n + j if ek.size else np.zeros(idx.size, dtype=bool)
     sampled = np.where(found, gains[at] if ek.size else 0.0, bulk_gain)
     values, counts = np.unique(sampled, return_counts=True)
-    if values[np.argmax(counts)] != bulk_gain:
+    s0 = values[np.argmax(counts)]
+    deviating = int(np.count_nonzero(gains != s0))
+    if s0 != bulk_gain:
+        deviating += size - gains.size  # every bulk pair
+    if 2 * deviating > 2 * sparse_share * size:
         return "dense"
-    deviating = int(np.count_nonzero(gains != bulk_gain))
-    return "dense" if 2 * deviating > 2 * sparse_share * size else "sparse"
+    return "sparse" if s0 == bulk_gain else "other"
 
 
 def _bulk_gain(bulk):
