@@ -281,21 +281,19 @@ def write_solution_npz(problem, x, path):
         pairs away from the bulk value, and ``bulk`` (see the module docstring).
     path : str or os.PathLike
     """
-    from metricopt.problems.support import SupportPoint
-
     arrays = {
         "kind": np.array(problem.kind),
         "structure": np.array(problem.structure),
         "n": np.array(problem.n, dtype=np.int64),
         "labels": np.asarray([str(lab) for lab in problem.labels], dtype=str),
     }
-    if isinstance(x, SupportPoint):
+    if problem.structure == "support":
+        if not callable(getattr(x, "compact", None)):
+            raise InputError(f"the solution of a support-sized problem must be a SupportPoint; "
+                             f"got {type(x).__name__}")
         point = x.compact()
         arrays.update(i=point.pairs[:, 0].copy(), j=point.pairs[:, 1].copy(), x=point.values,
                       bulk=np.array(float(point.bulk)))
-    elif problem.structure == "support":
-        raise InputError(f"the solution of a support-sized problem must be a SupportPoint; "
-                         f"got {type(x).__name__}")
     else:
         arrays["x"] = np.asarray(x, dtype=np.float64)
     if problem.structure not in ("dense", "support") and problem.pairs is not None:

@@ -25,50 +25,12 @@ the dense kernels' order.
 
 import numpy as np
 
-from ..exceptions import InputError
 from ..problems._support_scan import pair_keys
-from ..problems.support import SupportPoint
 from . import _support_kernels as _sk
 from ._checks import csr_from_pairs
 
-__all__ = ["check_support_x", "merged_pairs", "support_pivot_runner", "sign_runner",
+__all__ = ["merged_pairs", "support_pivot_runner", "sign_runner",
            "support_region_runner", "support_gain_layout", "dense_layout_choice", "leiden_layers"]
-
-
-def check_support_x(problem, x):
-    """Return ``x`` as a compact :class:`SupportPoint` of ``problem`` (pairs in key order).
-
-    Raises
-    ------
-    InputError
-        If ``x`` is not a support point of ``problem`` (node count, bulk value, pairs out
-        of range or repeated, non-finite values).
-    """
-    if not isinstance(x, SupportPoint):
-        raise InputError(
-            f"x of a support-sized problem must be a SupportPoint (listed pairs, every other "
-            f"pair at 1), as its solvers return; got {type(x).__name__}. Build one with "
-            f"metricopt.problems.support.SupportPoint(n, pairs, values)")
-    n = problem.n
-    if int(x.n) != n:
-        raise InputError(f"x is a point on {x.n} nodes; the problem has {n}")
-    bulk_value = float(problem.bulk.value) if problem.bulk is not None else 1.0
-    if float(x.bulk) != bulk_value:
-        raise InputError(f"x puts the pairs it does not list at {x.bulk:g}; the rounding needs "
-                         f"them at {bulk_value:g}, the target of the bulk pairs")
-    pairs, values = x.pairs, x.values
-    if values.shape[0] != pairs.shape[0]:
-        raise InputError(f"x lists {pairs.shape[0]} pairs but {values.shape[0]} values")
-    if pairs.size and (pairs.min() < 0 or pairs.max() >= n or (pairs[:, 0] == pairs[:, 1]).any()):
-        raise InputError(f"x lists a pair that is not two distinct nodes in 0..{n - 1}")
-    if not np.isfinite(values).all():
-        raise InputError("x contains NaN or infinite values")
-    i, j = np.minimum(pairs[:, 0], pairs[:, 1]), np.maximum(pairs[:, 0], pairs[:, 1])
-    keys = np.sort(pair_keys(i, j, n))
-    if keys.size > 1 and (np.diff(keys) == 0).any():
-        a = int(keys[np.flatnonzero(np.diff(keys) == 0)[0]])
-        raise InputError(f"x lists the pair {(a // n, a % n)} more than once")
-    return SupportPoint(n, np.column_stack([i, j]), values, bulk_value).compact()
 
 
 def _explicit_keys(problem):
@@ -92,7 +54,7 @@ def merged_pairs(problem, point, similar_only=False):
     ----------
     problem : MetricProblem
     point : SupportPoint
-        Compact, pairs in key order (:func:`check_support_x`).
+        Compact, pairs in key order (:func:`~metricopt.rounding._checks.check_support_x`).
     similar_only : bool, default=False
         Only the explicit pairs that are similar (``w > 0``, ``d < 1/2``): a pair that is
         neither listed by the point (so at 1) nor similar plays no part in region growing.
@@ -131,12 +93,10 @@ def support_pivot_runner(problem, point, threshold):
                                                  seed)
 
 
-def sign_runner(problem, threshold):
-    """KwikCluster's pass over the similar explicit pairs (value 0; every other pair is
-    at 1 and never joins)."""
-    from .pivot import sign_values
-
-    similar = sign_values(problem) == 0
+def sign_runner(problem, values, threshold):
+    """KwikCluster's pass over the similar explicit pairs (``values`` 0, from
+    ``pivot.sign_values``; every other pair is at 1 and never joins)."""
+    similar = values == 0
     indptr, indices, var = csr_from_pairs(problem.pairs[similar], problem.n)
     values = np.zeros(int(similar.sum()), dtype=np.uint8)
     threshold = float(threshold)

@@ -51,7 +51,7 @@ def pivot_runner(problem, values, threshold):
         from . import _support
 
         if isinstance(values, np.ndarray):
-            return _support.sign_runner(problem, threshold)
+            return _support.sign_runner(problem, values, threshold)
         return _support.support_pivot_runner(problem, values, threshold)
     if problem.structure == "dense":
         return lambda order, seed: _k.pivot_dense(values, n, order, threshold, seed)
