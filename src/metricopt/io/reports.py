@@ -47,6 +47,10 @@ File formats
 ``solution.npz``
     ``x`` (the relaxation's solution), ``kind``, ``structure``, ``n``, ``labels`` (as
     strings) and, unless the problem is dense (all pairs in packed order), ``pairs``.
+    A support-sized problem's solution (a
+    :class:`~metricopt.problems.support.SupportPoint`) is stored by its pairs away from
+    the bulk value: ``i``, ``j`` (``i < j``, in key order ``i n + j``) and ``x``, with
+    ``bulk``, the value of every pair not listed (1), and no ``pairs``.
 """
 
 import csv
@@ -272,17 +276,27 @@ def write_solution_npz(problem, x, path):
     Parameters
     ----------
     problem : MetricProblem
-    x : ndarray of shape (n_variables,)
+    x : ndarray of shape (n_variables,) or SupportPoint
+        A support-sized problem's point is written as the triples ``i, j, x`` of its
+        pairs away from the bulk value, and ``bulk`` (see the module docstring).
     path : str or os.PathLike
     """
     arrays = {
-        "x": np.asarray(x, dtype=np.float64),
         "kind": np.array(problem.kind),
         "structure": np.array(problem.structure),
         "n": np.array(problem.n, dtype=np.int64),
         "labels": np.asarray([str(lab) for lab in problem.labels], dtype=str),
     }
-    if problem.structure != "dense" and problem.pairs is not None:
+    if problem.structure == "support":
+        if not callable(getattr(x, "compact", None)):
+            raise InputError(f"the solution of a support-sized problem must be a SupportPoint; "
+                             f"got {type(x).__name__}")
+        point = x.compact()
+        arrays.update(i=point.pairs[:, 0].copy(), j=point.pairs[:, 1].copy(), x=point.values,
+                      bulk=np.array(float(point.bulk)))
+    else:
+        arrays["x"] = np.asarray(x, dtype=np.float64)
+    if problem.structure not in ("dense", "support") and problem.pairs is not None:
         arrays["pairs"] = np.asarray(problem.pairs, dtype=np.int64)
     buf = io.BytesIO()
     np.savez_compressed(buf, **arrays)

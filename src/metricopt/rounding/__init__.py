@@ -13,6 +13,10 @@ Methods per problem kind:
 * ``sc``: ``sweep`` and the LP-free ``spectral`` (``"auto"``: the better of both);
 * ``cd``: ``pivot`` (also ``"auto"``).
 
+A support-sized ``cc`` problem (:mod:`metricopt.problems.support`) is rounded, scored and
+refined from its listed pairs only, never all ``n^2`` pairs; for the same ``x`` and seed
+its roundings are the dense problem's (:mod:`metricopt.rounding._support`).
+
 Every answer is then refined by local search (:mod:`metricopt.rounding.refine`): node
 moves and cluster merges for ``cc`` and ``cd``, Fiduccia-Mattheyses moves for ``sc``; each
 move is made only when it lowers the objective. ``refine="none"`` turns it off.
@@ -127,10 +131,12 @@ def round_solution(problem: MetricProblem, x: np.ndarray | Mapping[str, Any] | N
     Parameters
     ----------
     problem : MetricProblem
-        Of kind ``"cc"`` (dense or sparse), ``"sc"`` (dense) or ``"cd"``.
-    x : ndarray of shape (n_variables,) or SolveResult
-        The relaxation's solution (a mapping with an ``"x"`` entry is accepted). May be
-        None for ``method="kwikcluster"`` and ``method="leiden"``.
+        Of kind ``"cc"`` (dense, sparse or support), ``"sc"`` (dense) or ``"cd"``.
+    x : ndarray of shape (n_variables,), SupportPoint or SolveResult
+        The relaxation's solution (a mapping with an ``"x"`` entry is accepted); a
+        :class:`~metricopt.problems.support.SupportPoint` for a support-sized problem
+        (every pair it does not list at 1: never joined). May be None for
+        ``method="kwikcluster"`` and ``method="leiden"``.
     method : str, default="auto"
         ``cc``: ``"pivot"`` (LP-pivot [1]_), ``"threshold"`` (pivot with
         ``x < 1/3``), ``"region-growing"`` (Charikar-Guruswami-Wirth [2]_),
@@ -230,7 +236,7 @@ def round_solution(problem: MetricProblem, x: np.ndarray | Mapping[str, Any] | N
     """
     start = time.perf_counter()
     kind = problem.kind
-    if kind == "cc" and problem.structure not in ("dense", "sparse"):
+    if kind == "cc" and problem.structure not in ("dense", "sparse", "support"):
         raise UnsupportedProblemError(f"correlation clustering with structure {problem.structure!r}")
     if kind == "sc" and problem.structure != "dense":
         raise UnsupportedProblemError("sparsest-cut rounding needs the dense (all pairs) relaxation")

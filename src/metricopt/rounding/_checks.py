@@ -16,6 +16,7 @@ __all__ = [
     "check_labels",
     "check_in_cut",
     "check_x",
+    "check_support_x",
     "for_kinds",
     "seed_entropy",
     "try_seeds",
@@ -194,10 +195,14 @@ def check_in_cut(in_cut, n):
 def check_x(problem, x):
     """Return the relaxation solution as a float64 vector of the problem's length.
 
-    ``x`` may also be a solve result (a mapping with an ``"x"`` entry).
+    ``x`` may also be a solve result (a mapping with an ``"x"`` entry). For a
+    support-sized problem it is a :class:`~metricopt.problems.support.SupportPoint`,
+    returned compact (see :func:`check_support_x`).
     """
     if isinstance(x, Mapping) and "x" in x:
         x = x["x"]
+    if getattr(problem, "structure", None) == "support":
+        return check_support_x(problem, x)
     arr = np.asarray(x, dtype=np.float64)
     if arr.ndim != 1 or arr.shape[0] != problem.n_variables:
         raise InputError(
@@ -206,6 +211,46 @@ def check_x(problem, x):
     if not np.isfinite(arr).all():
         raise InputError("x contains NaN or infinite values")
     return np.ascontiguousarray(arr)
+
+
+def check_support_x(problem, x):
+    """Return ``x`` as a compact :class:`~metricopt.problems.support.SupportPoint` of
+    ``problem`` (pairs in key order).
+
+    Raises
+    ------
+    InputError
+        If ``x`` is not a support point of ``problem`` (node count, bulk value, pairs out
+        of range or repeated, non-finite values).
+    """
+    from ..problems._support_scan import pair_keys
+    from ..problems.support import SupportPoint
+
+    if not isinstance(x, SupportPoint):
+        raise InputError(
+            f"x of a support-sized problem must be a SupportPoint (listed pairs, every other "
+            f"pair at 1), as its solvers return; got {type(x).__name__}. Build one with "
+            f"metricopt.problems.support.SupportPoint(n, pairs, values)")
+    n = problem.n
+    if int(x.n) != n:
+        raise InputError(f"x is a point on {x.n} nodes; the problem has {n}")
+    bulk_value = float(problem.bulk.value) if problem.bulk is not None else 1.0
+    if float(x.bulk) != bulk_value:
+        raise InputError(f"x puts the pairs it does not list at {x.bulk:g}; the rounding needs "
+                         f"them at {bulk_value:g}, the target of the bulk pairs")
+    pairs, values = x.pairs, x.values
+    if values.shape[0] != pairs.shape[0]:
+        raise InputError(f"x lists {pairs.shape[0]} pairs but {values.shape[0]} values")
+    if pairs.size and (pairs.min() < 0 or pairs.max() >= n or (pairs[:, 0] == pairs[:, 1]).any()):
+        raise InputError(f"x lists a pair that is not two distinct nodes in 0..{n - 1}")
+    if not np.isfinite(values).all():
+        raise InputError("x contains NaN or infinite values")
+    i, j = np.minimum(pairs[:, 0], pairs[:, 1]), np.maximum(pairs[:, 0], pairs[:, 1])
+    keys = np.sort(pair_keys(i, j, n))
+    if keys.size > 1 and (np.diff(keys) == 0).any():
+        a = int(keys[np.flatnonzero(np.diff(keys) == 0)[0]])
+        raise InputError(f"x lists the pair {(a // n, a % n)} more than once")
+    return SupportPoint(n, np.column_stack([i, j]), values, bulk_value).compact()
 
 
 def for_kinds(*kinds):

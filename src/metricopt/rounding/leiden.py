@@ -24,8 +24,12 @@ weights            quality function (leidenalg)
 =================  ==========================================================
 
 For Jaccard weights every pair has a weight, so the two layers hold all ``n(n-1)/2``
-pairs (memory-checked). The clustering Leiden returns is scored by the problem's own
-objective (:func:`metricopt.rounding.evaluate`), never by Leiden's quality.
+pairs (memory-checked); a support-sized problem lists only the pairs whose weight is not
+the bulk weight ``c``, and its layers are CPM at ``gamma = c`` on the explicit pairs'
+``s + c`` where positive, and CPM at 0 on it where negative (layer weight -1; see
+:func:`metricopt.rounding._support.leiden_layers`). The clustering Leiden returns is
+scored by the problem's own objective (:func:`metricopt.rounding.evaluate`), never by
+Leiden's quality.
 """
 
 import numpy as np
@@ -69,10 +73,14 @@ def leiden_quality(problem):
     Returns
     -------
     tuple of (str, float)
-        ``("cpm", gamma)``, ``("rb-configuration", gamma)`` or ``("signed-cpm", 0.0)``.
+        ``("cpm", gamma)``, ``("rb-configuration", gamma)``, ``("signed-cpm", 0.0)`` or,
+        for Jaccard weights in the support layout, ``("support-cpm", c)``.
     """
     mode = problem.params.get("weights")
-    if mode not in _ON_GRAPH or problem.graph is None or problem.structure != "dense":
+    if mode not in _ON_GRAPH or problem.graph is None or problem.structure not in ("dense",
+                                                                                   "support"):
+        if problem.structure == "support":
+            return "support-cpm", float(problem.bulk.weight)
         return "signed-cpm", 0.0
     resolution = problem.params.get("resolution")
     if mode == "lambda":
@@ -116,7 +124,7 @@ def leiden_runner(problem):
     Parameters
     ----------
     problem : MetricProblem
-        Of kind ``"cc"``, dense or sparse.
+        Of kind ``"cc"``, dense, sparse or support.
 
     Returns
     -------
@@ -141,7 +149,15 @@ def leiden_runner(problem):
     """
     la, ig = require_leiden()
     quality, gamma = leiden_quality(problem)
-    if quality == "signed-cpm":
+    if quality == "support-cpm":
+        from ._support import leiden_layers
+
+        layers = leiden_layers(problem, ig)
+
+        def partitions():
+            return [la.CPMVertexPartition(g, weights=w, resolution_parameter=r)
+                    for g, w, r in layers]
+    elif quality == "signed-cpm":
         layers = _signed_layers(problem, ig)
 
         def partitions():

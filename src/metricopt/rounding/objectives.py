@@ -18,6 +18,10 @@ __all__ = ["evaluate", "clustering_objective", "cut_objective", "find_non_clique
 # ----------------------------------------------------------------- internal costs
 def cc_cost(problem, labels):
     """Correlation-clustering cost of checked int64 ``labels`` (no validation)."""
+    if problem.structure == "support":
+        from ..problems.support import clustering_cost
+
+        return clustering_cost(problem, labels)
     w = np.ascontiguousarray(problem.weights, dtype=np.float64)
     d = np.ascontiguousarray(problem.target, dtype=np.float64)
     if problem.structure == "dense":
@@ -123,9 +127,11 @@ def clustering_objective(problem, labels):
 
     ``cc``: ``sum w_ij |x_ij - d_ij|`` over the problem's variables (all pairs, or the
     graph's pairs for a sparse problem), with ``x_ij = 0`` inside a cluster and 1
-    between clusters, plus ``problem.constant``. ``cd``: the weight (by default the
-    number) of edges between clusters, plus ``problem.constant``; every cluster must be
-    a clique.
+    between clusters, plus ``problem.constant``; for a support-sized problem over all
+    pairs, the bulk pairs in closed form
+    (:func:`metricopt.problems.support.clustering_cost`, O(n + listed pairs)). ``cd``:
+    the weight (by default the number) of edges between clusters, plus
+    ``problem.constant``; every cluster must be a clique.
 
     Parameters
     ----------

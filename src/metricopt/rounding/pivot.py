@@ -13,7 +13,9 @@ it a cluster made of ``p`` and some unclustered nodes ``j``:
 
 For a sparse problem (variables on the graph's pairs only) a pair without a variable
 counts as ``x = 1`` (and as dissimilar for KwikCluster), so the pivot only ever joins
-its graph neighbours.
+its graph neighbours. A support-sized problem's point lists the pairs below 1 likewise;
+its pivots give the dense problem's clusterings, LP-pivot's coins included
+(:mod:`metricopt.rounding._support`).
 
 References
 ----------
@@ -40,10 +42,17 @@ def pivot_runner(problem, values, threshold):
     """A function ``(order, seed) -> labels`` running one pivot pass.
 
     ``values`` holds one entry per variable (float64 ``x``, or uint8 0/1 for
-    KwikCluster); ``threshold < 0`` selects LP-pivot's random inclusion.
+    KwikCluster; for a support problem a checked SupportPoint, or the uint8 values of
+    its explicit pairs); ``threshold < 0`` selects LP-pivot's random inclusion.
     """
     n = problem.n
     threshold = float(threshold)
+    if problem.structure == "support":
+        from . import _support
+
+        if isinstance(values, np.ndarray):
+            return _support.sign_runner(problem, values, threshold)
+        return _support.support_pivot_runner(problem, values, threshold)
     if problem.structure == "dense":
         return lambda order, seed: _k.pivot_dense(values, n, order, threshold, seed)
     indptr, indices, var = csr_from_pairs(problem.pairs, n)

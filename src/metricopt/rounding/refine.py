@@ -14,7 +14,10 @@ local search can make it.
   adjacency and the cluster sizes, which are kept up to date, so a sweep costs
   O(n + number of pairs that differ from the background gain); dense problems whose gains
   are mostly alike (Jaccard and unit weights) are reduced to that sparse form, others are
-  read in place (O(n^2) per sweep, no new n x n array).
+  read in place (O(n^2) per sweep, no new n x n array). A support-sized problem makes the
+  dense problem's moves from its explicit pairs, each cluster's bulk term (``-c |C|``, or
+  ``-c d_i sum_C d`` with node weights ``d``) kept with the cluster sizes (O(n + explicit
+  pairs) per sweep; :mod:`metricopt.rounding._support`).
 * ``cd``: the same moves and merges restricted so that every cluster stays a clique.
 * ``sc``: Fiduccia-Mattheyses passes [4]_ of single-node moves across the cut, scored by
   ``phi(S) = n cut(S) / (|S| |V \\ S|)``, the best prefix of each pass kept.
@@ -50,6 +53,7 @@ from .._choices import REFINE_METHODS
 from ..exceptions import InvalidParameterError, UnsupportedProblemError
 from ..result import RichResult
 from . import _refine_kernels as _rk
+from . import _support_kernels as _sk
 from ._checks import canonical_labels, check_in_cut, check_labels, for_kinds, seed_entropy
 from .objectives import cc_cost, cd_cost, cut_value, find_non_clique, sc_edges
 from .sweep import sc_adjacency
@@ -95,7 +99,8 @@ class Refinement(RichResult):
     sweeps : int
         Sweeps of node moves and passes of merges (``sc``: Fiduccia-Mattheyses passes).
     layout : str
-        ``"sparse"`` or ``"dense"`` gains (``cc``, ``cd``); ``"fm"`` for ``sc``.
+        ``"sparse"``, ``"dense"`` or ``"support"`` gains (``cc``, ``cd``); ``"fm"`` for
+        ``sc``.
     stopped : str
         ``"converged"`` (no move helps), ``"budget"`` or ``"time"``.
     elapsed : float
@@ -159,12 +164,19 @@ def gain_layout(problem, sparse_share=SPARSE_SHARE):
     Returns
     -------
     dict
-        ``layout`` (``"sparse"`` or ``"dense"``), ``tol`` and, for ``"sparse"``,
-        ``indptr, indices, delta, s0, clique``; for ``"dense"``, ``w, d``.
+        ``layout`` (``"sparse"``, ``"dense"`` or ``"support"``), ``tol`` and, for
+        ``"sparse"`` and ``"support"``, ``indptr, indices, delta, s0, clique``; for
+        ``"dense"``, ``w, d``; for ``"support"`` where the dense problem's gains are read
+        in place or the bulk pairs are node-weighted, also ``node_weights``,
+        ``bulk_weight`` and ``dense_order``.
     """
     from ._checks import csr_from_pairs
 
     n = problem.n
+    if problem.structure == "support":
+        from ._support import support_gain_layout
+
+        return support_gain_layout(problem, REL_TOL, sparse_share, _SAMPLE)
     if problem.kind == "cd":
         indptr, indices, var = csr_from_pairs(problem.pairs, n)
         cost = np.ones(problem.pairs.shape[0]) if problem.cost is None else np.asarray(problem.cost, float)
@@ -229,7 +241,14 @@ def _local_search(gains, labels, rng, max_sweeps, deadline):
     touched = np.empty(n, dtype=np.int64)
     free = np.empty(n, dtype=np.int64)
     head, nxt, tail = (np.empty(n, dtype=np.int64) for _ in range(3))
-    sparse = gains["layout"] == "sparse"
+    sparse = gains["layout"] in ("sparse", "support")
+    bulk = gains.get("node_weights") is not None
+    if bulk:  # support problem, dense kernels' moves: a bulk term per cluster
+        nw, cw = gains["node_weights"], gains["bulk_weight"]
+        dsum = np.bincount(labels, weights=nw, minlength=n)
+        prv, minid, cand, rank = (np.empty(n, dtype=np.int64) for _ in range(4))
+        cval = np.empty(n, dtype=np.float64)
+    block = DENSE_BLOCK if not sparse or gains.get("dense_order") else 1
     tol = gains["tol"]
     moves = merges = sweeps = 0
     total = 0.0
@@ -241,7 +260,12 @@ def _local_search(gains, labels, rng, max_sweeps, deadline):
             break
         sweeps += 1
         if merge_next:
-            if sparse:
+            if bulk:
+                made, gain = _sk.merge_pass_bulk(gains["indptr"], gains["indices"],
+                                                 gains["delta"], cw, tol, labels, sizes, dsum,
+                                                 head, nxt, tail, acc, cnt, touched, minid,
+                                                 cand, cval, rank)
+            elif sparse:
                 made, gain = _rk.merge_pass_sparse(gains["indptr"], gains["indices"], gains["delta"],
                                                 gains["s0"], gains["clique"], tol, labels, sizes,
                                                 head, nxt, tail, acc, cnt, touched)
@@ -255,8 +279,13 @@ def _local_search(gains, labels, rng, max_sweeps, deadline):
                 break
             merge_next = False
             continue
-        order = _visit_order(rng, n, 1 if sparse else DENSE_BLOCK)
-        if sparse:
+        order = _visit_order(rng, n, block)
+        if bulk:
+            made, gain = _sk.move_sweep_bulk(order, gains["indptr"], gains["indices"],
+                                             gains["delta"], cw, nw, tol, labels, sizes, dsum,
+                                             acc, cnt, touched, free, head, nxt, prv, minid,
+                                             cand, cval, rank)
+        elif sparse:
             made, gain = _rk.move_sweep_sparse(order, gains["indptr"], gains["indices"], gains["delta"],
                                             gains["s0"], gains["clique"], tol, labels, sizes,
                                             acc, cnt, touched, free)
@@ -276,7 +305,7 @@ def refine_clustering(problem, labels, *, seed=None, max_sweeps=None, time_limit
     Parameters
     ----------
     problem : MetricProblem
-        Of kind ``"cc"`` (dense or sparse structure) or ``"cd"``.
+        Of kind ``"cc"`` (dense, sparse or support structure) or ``"cd"``.
     labels : array-like of shape (n,), integer
         A non-negative cluster id per node (``cd``: every cluster a clique).
     seed : int, SeedSequence, Generator or None
@@ -327,7 +356,7 @@ def refine_clustering(problem, labels, *, seed=None, max_sweeps=None, time_limit
     from .objectives import clustering_objective
 
     start = time.perf_counter()
-    if problem.kind == "cc" and problem.structure not in ("dense", "sparse"):
+    if problem.kind == "cc" and problem.structure not in ("dense", "sparse", "support"):
         raise UnsupportedProblemError(f"correlation clustering with structure {problem.structure!r}")
     labels = check_labels(labels, problem.n)
     before = clustering_objective(problem, labels)  # also checks the cliques of cd

@@ -15,7 +15,8 @@ Centres are taken in a random order (``CGW`` allow any order), which gives
 
 For a sparse problem the distance from a centre is the shortest-path distance with
 edge lengths ``x`` through unclustered nodes, which dominates ``x`` on every pair of
-MET(G).
+MET(G). For a support-sized problem the balls are those of the dense problem, found
+from the point's listed pairs (a pair at 1 is in no ball, a bulk pair is dissimilar).
 
 References
 ----------
@@ -45,9 +46,13 @@ GROWTH = 3.0
 def region_runner(problem, x, radius=RADIUS, growth=GROWTH):
     """A function ``(order, seed) -> labels`` running one region-growing pass."""
     n = problem.n
+    c_ln = growth * math.log(n + 1)
+    if problem.structure == "support":
+        from ._support import support_region_runner
+
+        return support_region_runner(problem, x, radius, c_ln)
     w = np.ascontiguousarray(problem.weights, dtype=np.float64)
     d = np.ascontiguousarray(problem.target, dtype=np.float64)
-    c_ln = growth * math.log(n + 1)
     if problem.structure == "dense":
         seed_volume = _k.positive_volume_dense(x, w, d) / n
         return lambda order, seed: _k.region_grow_dense(x, w, d, n, order, radius, c_ln, seed_volume)
