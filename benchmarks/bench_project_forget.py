@@ -121,7 +121,7 @@ def _problem(source, how):
         g = metricopt.read_graph(source)
     if how == "signed":
         return edge_jaccard_signed(g)
-    return metricopt.build_problem("cc", g, weights="jaccard")
+    return metricopt.build_problem("cc", g, weights="jaccard", layout="dense")
 
 
 def _status_kib(field):

@@ -85,7 +85,8 @@ def cc_x(graph, cache):
     if cache and os.path.exists(cache):
         xp = np.load(cache)
     else:
-        problem = metricopt.build_problem("cc", metricopt.read_graph(graph), weights="jaccard")
+        problem = metricopt.build_problem("cc", metricopt.read_graph(graph), weights="jaccard",
+                                           layout="dense")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             res = metricopt.solve(problem, method="project-forget", tol=1e-2, gap_tol=1e-9,

@@ -35,7 +35,7 @@ def measure(name, threads, time_limit):
 
     path = os.path.join(DATA, name + ".txt")
     problem = metricopt.build_problem("cc", metricopt.read_graph(path if os.path.exists(path)
-                                                                  else name))
+                                                                  else name), layout="dense")
     acc = dict(detect=0.0, calls=0, merge=0.0, rows=0, passes=0.0, tri_passes=0.0,
                pair_passes=0.0)
     detect, merge, passes = _pf_scan.dense_detect, _pf_list.dense_merge, pf.dense_passes

@@ -229,7 +229,8 @@ def problem_options(fn):
                           "the pairs away from 1, the rest in closed form: graphs beyond "
                           "20,000 nodes; weights jaccard, unit, lambda, lambda-degree, "
                           "modularity; method project-forget).  [default: auto: support "
-                          "above 20,000 nodes]"),
+                          "above 20,000 nodes, or from 2,000 when the explicit pairs are at "
+                          "most 5% of all]"),
         click.option("--p", "p", type=click.Choice(["1", "2"]), default=None,
                      help="mn: exponent of the objective sum w|x - d|^p.  [default: 2]"),
         click.option("--source", type=click.Choice(SOURCES), default=None,

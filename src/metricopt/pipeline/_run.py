@@ -100,6 +100,23 @@ class RunOutcome:
         return self.rounding
 
 
+def _layout_for_method(kind, method, params):
+    """``params`` with ``layout="dense"`` when the user named a backend without the
+    support-sized layout and left the layout to ``auto`` (a user of ``--method highs-lazy``
+    on a large graph gets the layout that backend solves)."""
+    from ..solvers import get_solver
+
+    if kind != "cc" or params.get("layout", "auto") != "auto" or method in (None, "auto"):
+        return params
+    try:
+        solver = get_solver(method)
+    except Exception:  # noqa: BLE001 - an unknown method is reported by the solve
+        return params
+    if "support" not in solver.structures:
+        params["layout"] = "dense"
+    return params
+
+
 def run(source, kind, *, method="auto", problem_params=None, solver_options=None,
         rounding=None, out=None, read_options=None, callback=None, bound_only=False,
         command=None, on_stage=None, force=False, export=None):
@@ -193,7 +210,8 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
             with warnings.catch_warnings(record=True) as caught:
                 data = read_input(source, kind, **read_options)
                 stage("read", data)
-                problem = build_problem(kind, data, **dict(problem_params or {}))
+                params = _layout_for_method(kind, method, dict(problem_params or {}))
+                problem = build_problem(kind, data, **params)
                 stage("build", problem)
                 choice = resolve_method(problem, method, solver_options)
                 solver, reason = choice

@@ -60,8 +60,10 @@ def correlation_clustering(graph, *, weights="auto", delta=0.05, epsilon=0.01, r
         form, and solvers store only the pairs their iterate moves away from 1 (see
         :mod:`metricopt.problems.support`; weights ``"jaccard"``, ``"unit"``,
         ``"lambda"``, ``"lambda-degree"`` and ``"modularity"``, the full relaxation).
-        ``"auto"``: ``"dense"`` up to :data:`AUTO_SUPPORT_NODES` nodes, where the dense
-        layout's solvers are faster, else ``"support"`` where it applies.
+        ``"auto"``: ``"support"`` where it applies beyond :data:`AUTO_SUPPORT_NODES`
+        nodes, or from :data:`AUTO_SUPPORT_MIN_NODES` nodes when the explicit pairs (bounded
+        by the edges plus, for Jaccard, the wedges) are at most :data:`AUTO_SUPPORT_SHARE`
+        of all pairs; else ``"dense"``.
     max_memory : int or None
         Bytes allowed for the dense weight vectors and the wedge rows (default: what
         the machine has).
@@ -167,8 +169,15 @@ def correlation_clustering(graph, *, weights="auto", delta=0.05, epsilon=0.01, r
     )
 
 
-#: ``layout="auto"`` stores every pair up to this many nodes.
+#: ``layout="auto"`` takes the support-sized layout beyond this many nodes (the dense one
+#: needs about 20 GiB there) ...
 AUTO_SUPPORT_NODES = 20_000
+#: ... and from this many nodes when the explicit pairs are at most
+#: :data:`AUTO_SUPPORT_SHARE` of all pairs (Jaccard cc at tolerance 1e-2 on ca-GrQc, 76,710
+#: explicit pairs of 8.6 million: the same LP, bound and iterations as the dense layout in
+#: 0.35 GiB instead of 1 GiB; ``benchmarks/README.md``, "Support-sized layout").
+AUTO_SUPPORT_MIN_NODES = 2_000
+AUTO_SUPPORT_SHARE = 0.05
 
 
 def _pick_layout(layout, mode, relaxation, graph):
@@ -178,7 +187,13 @@ def _pick_layout(layout, mode, relaxation, graph):
 
     fits = mode in SUPPORT_WEIGHTS and relaxation == "full" and graph.n <= MAX_SUPPORT_NODES
     if layout == "auto":
-        return "support" if fits and graph.n > AUTO_SUPPORT_NODES else "dense"
+        if not fits or graph.n < AUTO_SUPPORT_MIN_NODES:
+            return "dense"
+        if graph.n > AUTO_SUPPORT_NODES:
+            return "support"
+        deg = graph.degrees().astype(np.float64)
+        listed = graph.m + (float(np.sum(deg * (deg - 1.0)) / 2.0) if mode == "jaccard" else 0.0)
+        return "support" if listed <= AUTO_SUPPORT_SHARE * n_pairs(graph.n) else "dense"
     if layout == "support" and not fits:
         why = (f"weights {mode!r}" if mode not in SUPPORT_WEIGHTS else
                f"relaxation {relaxation!r}" if relaxation != "full" else
