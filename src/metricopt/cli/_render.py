@@ -337,7 +337,12 @@ def graph_info(info):
                      title_justify="left")
     for col in ("problem", "method", "memory", "fits", "note"):
         backends.add_column(col, justify="right" if col == "memory" else "left")
+    entries = []
     for prob in info["problems"]:
+        entries.append(prob)
+        if prob.get("other_layout"):
+            entries.append(prob["other_layout"])
+    for prob in entries:
         if "error" in prob:
             problems.add_row(prob["kind"], "-", "-", "-", Text(prob["error"]))
             continue

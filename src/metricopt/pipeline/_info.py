@@ -97,6 +97,19 @@ def _backend_rows(problem, budget):
     return rows
 
 
+def _problem_entry(kind, problem, budget):
+    return {
+        "kind": kind,
+        "structure": problem.structure,
+        "objective": problem.objective,
+        "params": dict(problem.params),
+        "n_variables": problem.n_variables,
+        "n_constraints": problem.n_constraints,
+        "constraint_families": problem.constraint_families(),
+        "backends": _backend_rows(problem, budget),
+    }
+
+
 def describe(source, *, kinds=None, read_options=None, problem_params=None, max_memory=None):
     """Sizes of a graph's relaxations and the memory each backend would need.
 
@@ -115,12 +128,12 @@ def describe(source, *, kinds=None, read_options=None, problem_params=None, max_
     -------
     dict
         ``graph`` {name, source, n, m, summary}, ``memory_budget`` and ``problems``: one
-        dict per kind (two for ``cc`` when both of its layouts apply: ``"dense"`` and
-        ``"support"``, whose ``n_variables`` counts the explicit pairs) with ``kind``,
+        dict per kind with ``kind``,
         ``structure``, ``objective``, ``n_variables``, ``n_constraints``,
         ``constraint_families`` and ``backends`` (method, available, supported, reason,
-        memory_bytes, fits), or ``kind`` and ``error`` when the
-        problem cannot be built for this input.
+        memory_bytes, fits), and for a dense ``cc`` whose support-sized layout applies,
+        ``other_layout``: the same for that layout (``n_variables``: its explicit
+        pairs); or ``kind`` and ``error`` when the problem cannot be built for this input.
     """
     from .._memory import available_memory
     from ..exceptions import MetricOptError
@@ -137,26 +150,19 @@ def describe(source, *, kinds=None, read_options=None, problem_params=None, max_
         if max_memory is not None and "max_memory" in accepted:
             kw["max_memory"] = int(max_memory)
         try:
-            built = [build_problem(kind, data, **kw)]
-            if kind == "cc" and "layout" not in kw and built[0].structure == "dense":
-                # the other layout too, when it applies: the user may pick it
-                try:
-                    built.append(build_problem(kind, data, **kw, layout="support"))
-                except MetricOptError:
-                    pass
+            problem = build_problem(kind, data, **kw)
         except MetricOptError as exc:
             problems.append({"kind": kind, "error": str(exc)})
             continue
-        for problem in built:
-            problems.append({
-                "kind": kind,
-                "structure": problem.structure,
-                "objective": problem.objective,
-                "params": dict(problem.params),
-                "n_variables": problem.n_variables,
-                "n_constraints": problem.n_constraints,
-                "constraint_families": problem.constraint_families(),
-                "backends": _backend_rows(problem, budget),
-            })
+        entry = _problem_entry(kind, problem, budget)
+        if kind == "cc" and "layout" not in kw and problem.structure == "dense":
+            # the support-sized layout too, when it applies: the user may pick it
+            try:
+                other = build_problem(kind, data, **kw, layout="support")
+            except MetricOptError:
+                other = None
+            if other is not None:
+                entry["other_layout"] = _problem_entry(kind, other, budget)
+        problems.append(entry)
     graph = _graph_section(data, source, dict(read_options or {}))
     return to_jsonable({"graph": graph, "memory_budget": budget, "problems": problems})
