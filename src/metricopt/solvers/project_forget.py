@@ -158,7 +158,7 @@ def solve_project_forget(problem, *, gamma, lam, tol, gap_tol, max_iter, time_li
     passes : int or None
         Projection passes over the active list per oracle call; default ``5 min(t, 15)``
         at iteration ``t`` (sparse and edges); dense: until converged, at most 1000
-        (see the module docstring).
+        (see the module docstring); the support-sized layout: 100.
     threads : int or None
         Threads of the shortest-path oracle and of the dense scan (default: all
         cores). The result does not depend on it.
