@@ -10,7 +10,9 @@ visiting the ``n^2`` pairs, from three facts (``tol >= 0`` the violation sought)
   edges of the *support graph*, and ``k`` is their common node. The wedges of the
   support graph, each node's neighbours sorted by value and the inner loop stopped at the
   first pair whose sum reaches ``b``, meet all of them (as in
-  :mod:`metricopt.problems._triangles`, whose level is here the bulk).
+  :mod:`metricopt.problems._triangles`, whose level is here the bulk). They are walked
+  from one end ``u`` of the long side at a time, with ``u``'s listed values spread over a
+  row of ``n`` values, so that the long side is read from that row rather than looked up.
 * A long side ``x_ij > b`` (a *high* pair) with both short sides ``>= b`` is violated only
   when ``x_ij > 2 b``; otherwise a short side below ``b`` makes ``k`` a support-graph
   neighbour of ``i`` or ``j``. High pairs are checked against those neighbours, or against
@@ -208,21 +210,53 @@ def scan_support(pi, pj, x, n, bulk, tk, tv, indptr, nodes, values, tol, out):
     """
     cnt = 0
     worst = 0.0
-    for w in range(n):
-        lo = indptr[w]
-        hi = indptr[w + 1]
+    # the listed pairs outside the support graph (above the bulk or below 0), per node
+    oindptr = np.zeros(n + 1, dtype=np.int64)
+    for t in range(x.shape[0]):
+        if not 0.0 <= x[t] <= bulk:
+            oindptr[pi[t] + 1] += 1
+            oindptr[pj[t] + 1] += 1
+    for v in range(n):
+        oindptr[v + 1] += oindptr[v]
+    onodes = np.empty(oindptr[n], dtype=np.int64)
+    ovalues = np.empty(oindptr[n])
+    ofill = oindptr[:n].copy()
+    for t in range(x.shape[0]):
+        if not 0.0 <= x[t] <= bulk:
+            for a, b in ((pi[t], pj[t]), (pj[t], pi[t])):
+                onodes[ofill[a]] = b
+                ovalues[ofill[a]] = x[t]
+                ofill[a] += 1
+    # long side {u, v}, u < v: the values of u's pairs in a row of n (the bulk elsewhere),
+    # then every w of u's support neighbours and v of w's, sorted: the wedges u - w - v
+    row = np.full(n, bulk)
+    for u in range(n):
+        lo = indptr[u]
+        hi = indptr[u + 1]
+        if lo == hi:
+            continue
+        for q in range(lo, hi):
+            row[nodes[q]] = values[q]
+        for q in range(oindptr[u], oindptr[u + 1]):
+            row[onodes[q]] = ovalues[q]
         for ia in range(lo, hi):
-            u = nodes[ia]
-            xu = values[ia]
-            for ib in range(ia + 1, hi):
-                xv = values[ib]
-                if xu + xv >= bulk:  # sorted: no later pair can violate
+            w = nodes[ia]
+            xuw = values[ia]
+            for ib in range(indptr[w], indptr[w + 1]):
+                xwv = values[ib]
+                if xuw + xwv >= bulk:  # sorted: no later pair can violate
                     break
                 v = nodes[ib]
-                xl = _value(tk, tv, x, bulk, n, u, v)
+                if v <= u:
+                    continue
+                xl = row[v]
                 if xl > bulk:  # a high long side: checked below
                     continue
-                cnt, worst = _record(u, v, w, xl - xu - xv, tol, out, cnt, worst)
+                cnt, worst = _record(u, v, w, xl - xuw - xwv, tol, out, cnt, worst)
+        for q in range(lo, hi):
+            row[nodes[q]] = bulk
+        for q in range(oindptr[u], oindptr[u + 1]):
+            row[onodes[q]] = bulk
     for t in range(x.shape[0]):
         i = pi[t]
         j = pj[t]
