@@ -99,8 +99,14 @@ LAZY_ROWS_PER_PAIR = 2.0
 #: dykstra / highs-lazy seconds: jazz (2,742 edges) 0.67 / 1.03, power (6,594) 0.09 /
 #: 0.19, ca-GrQc (13,422) 35.7 / 1.1, ca-HepTh (24,806) 0.91 / 3.3, a generated
 #: community graph (25,389) 1.6 / 3.8, another (~76,000) 254 / 15, ca-CondMat (91,286)
-#: not in 120 / 51, a 91,319-node one (253,912) not in 600 / 194 (one thread).
+#: not in 120 / 51, a 91,319-node one (253,912) not in 600 / 194 (one thread). Dense
+#: graphs stay with dykstra (:data:`CD_LAZY_ROWS_PER_EDGE`).
 CD_LAZY_EDGES = 10_000
+#: ... unless they have more triangle and wedge rows than this per edge: the first round
+#: adds every open wedge, and Vassar85 (121 rows per edge; 119,161 edges) needs about
+#: 20 GiB there, where dykstra takes 6.6 s. The sparse graphs above have 3-22 (com-Amazon
+#: about 27).
+CD_LAZY_ROWS_PER_EDGE = 40
 
 #: HiGHS's QP solver fails on the full metric-nearness QP from about n = 30 (it reports
 #: non-convexity), so ``auto`` only hands it QPs below this size.
@@ -119,7 +125,8 @@ def choose_method(problem, *, max_memory=None):
     (cycle inequalities) go to ``project-forget``, whose memory is linear in the edges;
     unit-weight correlation clustering too large for dykstra's dense triangle duals goes
     to ``highs-lazy`` (:func:`_cluster_editing`), and so does cluster deletion from
-    :data:`CD_LAZY_EDGES` edges when its first round fits; other dense LPs that large go to
+    :data:`CD_LAZY_EDGES` edges when its first round fits and it has at most
+    :data:`CD_LAZY_ROWS_PER_EDGE` rows per edge; other dense LPs that large go to
     ``project-forget`` too (its passes visit only the remembered constraints; a sparse-dual
     dykstra pass over 1.2e10 triplets on ca-GrQc takes about 30 s); other problems go to
     ``dykstra`` when its estimate fits, else to ``project-forget``.
@@ -162,7 +169,8 @@ def choose_method(problem, *, max_memory=None):
         if need is not None and need <= budget:
             return "highs", (f"{ncons} {what}: small enough for the exact LP "
                              f"(about {format_bytes(need)})")
-    if problem.kind == "cd" and problem.n_variables >= CD_LAZY_EDGES:
+    if problem.kind == "cd" and CD_LAZY_EDGES <= problem.n_variables and \
+            problem.n_constraints <= CD_LAZY_ROWS_PER_EDGE * problem.n_variables:
         lazy = get_solver("highs-lazy").estimate_memory(problem)
         if lazy is not None and lazy <= budget:
             return "highs-lazy", (
