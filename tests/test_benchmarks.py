@@ -22,6 +22,7 @@ SRC = ROOT / "src"
 #: script -> (arguments of its quick run, slow): the slow ones start many fresh processes,
 #: or compile kernels without numba's cache, which is what they measure.
 QUICK = {
+    "bench_cd_scale.py": (["--quick"], False),
     "bench_certificate.py": (["--sizes", "2000", "--exact-max", "2000", "--threads", "1"], False),
     "bench_checkpoint.py": (["--quick", "--repeat", "1"], False),
     "bench_contract.py": (["--quick", "--threads", "1"], False),

@@ -102,3 +102,29 @@ def test_auto_picks_the_lazy_lp_for_cluster_editing_beyond_dense_duals():
     assert choose_method(build_problem("cc", graph))[0] == "project-forget"
     small = make_graph(60, [(i, i + 1) for i in range(59)] + [(0, 30), (5, 40)])
     assert choose_method(build_problem("cc", small, weights="unit"))[0] != "highs-lazy"
+
+
+def test_auto_picks_the_lazy_lp_for_cluster_deletion_on_many_edges():
+    """Cluster deletion from CD_LAZY_EDGES edges goes to highs-lazy when its first round
+    fits and its rows per edge are few; below that, without the memory, or on a dense
+    graph, to dykstra."""
+    from metricopt.datasets import community_graph
+    from metricopt.solvers import CD_LAZY_EDGES, CD_LAZY_ROWS_PER_EDGE
+
+    graph = community_graph(5000, seed=0)
+    assert graph.m >= CD_LAZY_EDGES
+    problem = build_problem("cd", graph)
+    method, reason = choose_method(problem)
+    assert method == "highs-lazy" and "cluster deletion" in reason
+    assert choose_method(problem, max_memory=10 ** 7)[0] == "dykstra"
+    small = build_problem("cd", community_graph(1000, seed=0))
+    assert small.n_variables < CD_LAZY_EDGES
+    assert choose_method(small)[0] == "dykstra"
+    rng = np.random.default_rng(0)
+    n = 300
+    i, j = np.triu_indices(n, 1)
+    keep = rng.random(i.size) < 0.3
+    dense = build_problem("cd", make_graph(n, list(zip(i[keep].tolist(), j[keep].tolist()))))
+    assert dense.n_variables >= CD_LAZY_EDGES
+    assert dense.n_constraints > CD_LAZY_ROWS_PER_EDGE * dense.n_variables
+    assert choose_method(dense)[0] == "dykstra"

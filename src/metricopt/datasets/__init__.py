@@ -1,4 +1,5 @@
-"""Datasets: small graphs bundled with the package, and a registry of public graphs to fetch.
+"""Datasets: small graphs bundled with the package, a registry of public graphs to fetch,
+and seeded generators of graphs shaped like them.
 
 The bundled files are read by :mod:`metricopt.io`; this package registers with it how a
 dataset name resolves to a file (bundled, else fetched into the cache), so that
@@ -19,13 +20,16 @@ _BUNDLED = ("bundled_names", "bundled_path")
 _REGISTRY = ("Dataset", "cache_dir", "cached_path", "dataset_names", "get_dataset", "registry",
              "resolve_dataset")
 _FETCH = ("DatasetError", "DownloadError", "FetchResult", "VerificationError", "fetch")
+# seeded generators of graphs shaped like SNAP networks
+_SYNTHETIC = ("community_graph", "graph_statistics")
 _LAZY = {
     **{name: "metricopt.datasets._bundled" for name in _BUNDLED},
     **{name: "metricopt.datasets._registry" for name in _REGISTRY},
     **{name: "metricopt.datasets._fetch" for name in _FETCH},
+    **{name: "metricopt.datasets._synthetic" for name in _SYNTHETIC},
 }
 
-__all__ = ["load_bundled", *_BUNDLED, *sorted(_REGISTRY + _FETCH)]
+__all__ = ["load_bundled", *_BUNDLED, *sorted(_REGISTRY + _FETCH + _SYNTHETIC)]
 
 
 def __getattr__(name):
