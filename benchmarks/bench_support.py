@@ -16,7 +16,9 @@ LP values and of the certified bounds, both statuses, the pairs each stores and 
 seconds of each (side by side in one process, one after the other).
 
 *Large graphs* (``--large``): one fresh process per graph and weight mode, so that its
-peak memory is its own: read, build with ``layout="support"``, solve with the defaults
+peak memory is its own (``community-N``: the seeded com-Amazon-shaped graph of
+:func:`metricopt.datasets.community_graph` with ``N`` nodes before its largest component
+is taken): read, build with ``layout="support"``, solve with the defaults
 (``--tol``, ``--gap-tol``; auto picks project-forget), and report status, LP value,
 certified bound and gap, violation, oracle calls, the run's pairs at the end, peak
 resident memory and bytes per run pair (the peak over the pairs), and the seconds of
@@ -58,9 +60,11 @@ def _source(name, data_dir):
 
 
 def _read(name, data_dir):
-    from metricopt.datasets import load_bundled
+    from metricopt.datasets import community_graph, load_bundled
     from metricopt.io import read_graph
 
+    if name.startswith("community-"):  # a seeded com-Amazon-shaped graph of that many nodes
+        return community_graph(int(name.split("-", 1)[1]), seed=0)
     path = data_dir / f"{name}.txt"
     return read_graph(str(path)) if path.exists() else load_bundled(name)
 
