@@ -4,7 +4,7 @@ Usage::
 
     nice -n 5 python benchmarks/bench_support.py [--equality GRAPHS] [--large GRAPHS]
         [--weights jaccard,unit] [--tol 1e-4] [--gap-tol 1e-4] [--time-limit 1800]
-        [--threads 2] [--data-dir DIR] [--out FILE] [--quick]
+        [--dense GRAPHS] [--threads 2] [--data-dir DIR] [--out FILE] [--quick]
 
 What it measures
 ----------------
@@ -15,13 +15,16 @@ problem and on the support-sized one (``layout="support"``), at ``tol = 1e-8`` a
 LP values and of the certified bounds, both statuses, the pairs each stores and the
 seconds of each (side by side in one process, one after the other).
 
-*Large graphs* (``--large``): one fresh process per graph and weight mode, so that its
+*Large graphs* (``--large``; those also in ``--dense`` once more with the dense layout,
+side by side): one fresh process per graph, weight mode and layout, so that its
 peak memory is its own (``community-N``: the seeded com-Amazon-shaped graph of
 :func:`metricopt.datasets.community_graph` with ``N`` nodes before its largest component
 is taken): read, build with ``layout="support"``, solve with the defaults
-(``--tol``, ``--gap-tol``; auto picks project-forget), and report status, LP value,
-certified bound and gap, violation, oracle calls, the run's pairs at the end, peak
-resident memory and bytes per run pair (the peak over the pairs), and the seconds of
+(``--tol``, ``--gap-tol``) with project-forget (what ``auto`` picks for the support-sized
+layout; the dense rows with the same backend), and report status, LP value,
+certified bound and gap, violation, oracle calls, the run's pairs at the end (all pairs for
+the dense layout), peak resident memory and bytes per run pair (the peak less the resident
+memory before the problem was built, over the run pairs), and the seconds of
 reading and building, of the solve, and of its certificates and polish.
 
 The table is printed on stdout and, with ``--out``, rewritten after every row.
@@ -41,7 +44,7 @@ EQUALITY = "karate,dolphins,lesmis,football,polbooks,adjnoun,jazz,netscience,USA
 LARGE = "ca-GrQc,power,ca-HepTh,ca-HepPh,ca-AstroPh,ca-CondMat"
 EQ_HEADER = ("| graph | weights | n | dense LP | rel. diff LP | rel. diff bound | status dense / "
              "support | stored pairs dense / support | dense s | support s |")
-LARGE_HEADER = ("| graph | weights | n | m | status | LP value | bound | gap | violation | "
+LARGE_HEADER = ("| graph | weights | layout | n | m | status | LP value | bound | gap | violation | "
                 "oracle calls | run pairs | peak RSS | bytes / run pair | build s | solve s | "
                 "certificate s | polish s |")
 
@@ -105,36 +108,39 @@ def large_child(name, weights, args):
     from metricopt import solve
     from metricopt.problems import build_problem
 
+    scale = 1 if sys.platform == "darwin" else 1024
     t0 = time.perf_counter()
     g = _read(name, _data_dir(args.data_dir))
-    p = build_problem("cc", g, weights=weights, layout="support")
+    base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale  # before the problem
+    p = build_problem("cc", g, weights=weights, layout=args.layout)
     t_build = time.perf_counter() - t0
     t0 = time.perf_counter()
 
     def progress(rec):
         gap = rec.get("gap") or float("nan")
         print(f"{name} {weights}: call {rec['iteration']} {rec['seconds']:.1f} s violation "
-              f"{rec['max_violation']:.2e} gap {gap:.2e} remembered {rec['remembered']:,} "
+              f"{rec['max_violation']:.2e} gap {gap:.2e} remembered {rec.get('remembered', 0):,} "
               f"pairs {rec.get('support_pairs', 0):,} gamma {rec['gamma']:g}", file=sys.stderr,
               flush=True)
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        r = solve(p, tol=args.tol, gap_tol=args.gap_tol, threads=args.threads,
-                  time_limit=args.time_limit, callback=progress)
+        r = solve(p, method="project-forget", tol=args.tol, gap_tol=args.gap_tol,
+                  threads=args.threads, time_limit=args.time_limit, callback=progress)
     t_solve = time.perf_counter() - t0
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * (1 if sys.platform == "darwin"
-                                                                 else 1024)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale
     print(json.dumps(dict(
         graph=name, weights=weights, n=g.n, m=g.m, status=r["status_name"], fun=r["fun"],
         bound=r["lower_bound"], gap=r["gap"], violation=r["max_violation"], nit=r["nit"],
-        pairs=r.get("support_pairs"), peak=peak, build=t_build, solve=t_solve,
+        pairs=r.get("support_pairs") or g.n * (g.n - 1) // 2, peak=peak, base=base, layout=args.layout,
+        build=t_build, solve=t_solve,
         certify=r.get("certify_seconds", 0.0), polish=r.get("polish_seconds", 0.0),
         method=r["method"])))
 
 
-def large_row(name, weights, args):
-    cmd = [sys.executable, __file__, "--child", f"{name}:{weights}", "--tol", str(args.tol),
+def large_row(name, weights, args, layout="support"):
+    cmd = [sys.executable, __file__, "--child", f"{name}:{weights}", "--layout", layout,
+           "--tol", str(args.tol),
            "--gap-tol", str(args.gap_tol), "--threads", str(args.threads), "--time-limit",
            str(args.time_limit)]
     if args.data_dir:
@@ -146,9 +152,9 @@ def large_row(name, weights, args):
         return f"| {name} | {weights} | failed: {tail[0]} |"
     d = json.loads(proc.stdout.strip().splitlines()[-1])
     gib = d["peak"] / 2**30
-    per = d["peak"] / max(d["pairs"] or 1, 1)
+    per = (d["peak"] - d["base"]) / max(d["pairs"] or 1, 1)
     bound = "-" if d["bound"] is None else f"{d['bound']:.8g}"
-    return (f"| {name} | {weights} | {d['n']:,} | {d['m']:,} | {d['status']} | {d['fun']:.8g} | "
+    return (f"| {name} | {weights} | {layout} | {d['n']:,} | {d['m']:,} | {d['status']} | {d['fun']:.8g} | "
             f"{bound} | {d['gap']:.1e} | {d['violation']:.1e} | {d['nit']} | {d['pairs']:,} | "
             f"{gib:.2f} GiB | {per:.0f} | {d['build']:.1f} | {d['solve']:.1f} | "
             f"{d['certify']:.1f} | {d['polish']:.1f} |")
@@ -166,6 +172,9 @@ def main(argv=None):
     ap.add_argument("--data-dir", default=None)
     ap.add_argument("--out", default=None)
     ap.add_argument("--quick", action="store_true", help="karate only, no large table")
+    ap.add_argument("--dense", default="", help="graphs of the large table also solved with "
+                                                 "the dense layout, side by side")
+    ap.add_argument("--layout", default="support", help=argparse.SUPPRESS)
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -197,9 +206,11 @@ def main(argv=None):
                   "|" + "---|" * (LARGE_HEADER.count("|") - 1)]
         for name in args.large.split(","):
             for w in weights:
-                lines.append(large_row(name, w, args))
-                print(lines[-1], file=sys.stderr, flush=True)
-                flush()
+                for layout in ("support", "dense") if name in args.dense.split(",") \
+                        else ("support",):
+                    lines.append(large_row(name, w, args, layout))
+                    print(lines[-1], file=sys.stderr, flush=True)
+                    flush()
     flush()
     print("\n".join(lines))
     return 0
