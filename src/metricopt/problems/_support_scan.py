@@ -103,7 +103,8 @@ def pair_table(pair_key, capacity=None):
 
 def table_grow(table, pair_key, start):
     """``table`` with the keys ``pair_key`` added at positions ``start, start + 1, ...``
-    (rebuilt twice as large when it would be more than half full)."""
+    (rebuilt at most half full when it would be more than half full: 32 to 64 bytes per
+    key)."""
     keys, vals = table
     used = int(start) + int(pair_key.shape[0])
     if 2 * used > keys.shape[0]:
@@ -111,7 +112,7 @@ def table_grow(table, pair_key, start):
         all_keys = np.empty(used, dtype=np.int64)
         all_keys[vals[old]] = keys[old]
         all_keys[start:] = pair_key
-        return pair_table(all_keys, 4 * used)
+        return pair_table(all_keys)
     _fill(keys, vals, np.ascontiguousarray(pair_key, dtype=np.int64), start)
     return keys, vals
 
