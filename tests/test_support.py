@@ -186,3 +186,26 @@ def test_support_layout_refuses_what_it_cannot_hold():
 def test_auto_layout_is_dense_on_small_graphs():
     p = build_problem("cc", load_dataset("karate"))
     assert p.structure == "dense"
+
+
+def test_auto_layout_follows_size_and_sparsity():
+    from metricopt.datasets import community_graph
+
+    g = community_graph(3000, seed=0)  # about 2,700 nodes, sparse: support
+    assert g.n >= 2000
+    for weights in ("jaccard", "unit"):
+        assert build_problem("cc", g, weights=weights).structure == "support"
+    assert build_problem("cc", g, weights="signed" if g.is_signed else "unit",
+                         layout="dense").structure == "dense"
+    small = community_graph(1500, seed=0)  # below 2,000 nodes: dense
+    assert build_problem("cc", small).structure == "dense"
+
+
+def test_a_named_backend_without_the_layout_keeps_dense():
+    from metricopt.pipeline._run import _layout_for_method
+
+    assert _layout_for_method("cc", "highs-lazy", {}) == {"layout": "dense"}
+    assert _layout_for_method("cc", "project-forget", {}) == {}
+    assert _layout_for_method("cc", "auto", {}) == {}
+    assert _layout_for_method("cc", "highs", {"layout": "support"}) == {"layout": "support"}
+    assert _layout_for_method("sc", "highs", {}) == {}
