@@ -82,7 +82,6 @@ References
 from ._base import Solver
 from ._pf_oracles import estimate_memory
 from ._pf_strategy import drive as _drive_layouts
-from ._support_strategy import drive_support, estimate_support_memory
 from .core import options as opt
 
 __all__ = ["ProjectForgetSolver", "solve_project_forget"]
@@ -232,8 +231,11 @@ def solve_project_forget(problem, *, gamma, lam, tol, gap_tol, max_iter, time_li
 def drive(problem, **options):
     """Run project-forget on ``problem``: the support-sized layout's strategy
     (:mod:`._support_strategy`) or the others' (:mod:`._pf_strategy`)."""
-    run = drive_support if problem.structure == "support" else _drive_layouts
-    return run(problem, **options)
+    if problem.structure == "support":
+        from ._support_strategy import drive_support
+
+        return drive_support(problem, **options)
+    return _drive_layouts(problem, **options)
 
 
 class ProjectForgetSolver(Solver):
@@ -252,6 +254,8 @@ class ProjectForgetSolver(Solver):
     def estimate_memory(self, problem):
         """Estimated peak bytes (see :func:`estimate_memory`)."""
         if problem.structure == "support":
+            from ._support_strategy import estimate_support_memory
+
             return estimate_support_memory(problem)
         return estimate_memory(problem)
 

@@ -46,7 +46,7 @@ def objective_scale(problem):
     """``sum |w|`` (l1, l2) or ``sum |c|`` (linear): the objective's natural size."""
     coef = problem.weights if problem.objective in ("l1", "l2") else problem.cost
     total = float(np.sum(np.abs(coef))) if coef is not None else 0.0
-    if problem.bulk is not None:  # the pairs a support-sized problem does not list
+    if getattr(problem, "bulk", None) is not None:  # the pairs a support problem does not list
         pairs = problem.pairs
         total += problem.bulk.total_weight(problem.n) - float(
             np.sum(problem.bulk.pair_weights(pairs[:, 0], pairs[:, 1])))
