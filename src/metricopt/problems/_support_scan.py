@@ -117,36 +117,14 @@ def table_grow(table, pair_key, start):
     return keys, vals
 
 
-@numba.njit(cache=True)
 def support_neighbours(pi, pj, x, n, bulk):
     """CSR of the support graph: the listed pairs with ``0 <= x < bulk``, each node's
-    neighbours sorted by value. Returns ``(indptr, nodes, values)``."""
-    deg = np.zeros(n + 1, dtype=np.int64)
-    for t in range(x.shape[0]):
-        if 0.0 <= x[t] < bulk:
-            deg[pi[t] + 1] += 1
-            deg[pj[t] + 1] += 1
-    indptr = np.cumsum(deg)
-    nodes = np.empty(indptr[n], dtype=np.int64)
-    values = np.empty(indptr[n])
-    fill = indptr[:n].copy()
-    for t in range(x.shape[0]):
-        if 0.0 <= x[t] < bulk:
-            a = pi[t]
-            b = pj[t]
-            nodes[fill[a]] = b
-            values[fill[a]] = x[t]
-            fill[a] += 1
-            nodes[fill[b]] = a
-            values[fill[b]] = x[t]
-            fill[b] += 1
-    for v in range(n):
-        lo = indptr[v]
-        hi = indptr[v + 1]
-        if hi - lo > 1:
-            order = np.argsort(values[lo:hi], kind="mergesort")
-            nodes[lo:hi] = nodes[lo:hi][order]
-            values[lo:hi] = values[lo:hi][order]
+    neighbours sorted by value (:func:`metricopt.problems._triangles.support_csr`).
+    Returns ``(indptr, nodes, values)``."""
+    from ._triangles import support_csr
+
+    keep = (x >= 0.0) & (x < bulk)
+    indptr, nodes, values, _ = support_csr(pi[keep], pj[keep], x[keep], n)
     return indptr, nodes, values
 
 
