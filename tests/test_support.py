@@ -209,3 +209,12 @@ def test_a_named_backend_without_the_layout_keeps_dense():
     assert _layout_for_method("cc", "auto", {}) == {}
     assert _layout_for_method("cc", "highs", {"layout": "support"}) == {"layout": "support"}
     assert _layout_for_method("sc", "highs", {}) == {}
+
+
+def test_cli_refuses_a_method_without_the_layout_before_reading(runner):
+    from metricopt.cli import cli
+
+    res = runner.invoke(cli, ["solve", "cc", "karate", "--layout", "support", "--method",
+                              "dykstra"])
+    assert res.exit_code == 2
+    assert "--layout" in res.stderr and "project-forget" in res.stderr

@@ -446,7 +446,22 @@ def check_applicable(ctx, kind, opts, *, bound_only):
             raise click.UsageError(f"{_flag(name)} does not apply to {owner} (its options: "
                                    f"{', '.join(sorted(accepted))})", ctx)
     _check_relaxation(ctx, kind, method, opts)
+    _check_layout(ctx, kind, method, opts)
     _check_values(ctx, method, options, {key for key, _ in opts.get("extra_options") or ()})
+
+
+def _check_layout(ctx, kind, method, opts):
+    """``--layout support`` needs a method that solves the support-sized layout."""
+    from ..solvers import get_solver
+
+    if kind != "cc" or opts.get("layout") != "support" or method == "auto":
+        return
+    if "support" not in get_solver(method).structures:
+        takers = [name for name in registered_solvers()
+                  if "support" in get_solver(name).structures]
+        raise click.BadParameter(
+            f"support needs --method {' or '.join(takers)} (or auto); {method} stores every "
+            f"pair", ctx, param_hint="'--layout'")
 
 
 def _check_relaxation(ctx, kind, method, opts):
