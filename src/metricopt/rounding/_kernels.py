@@ -66,6 +66,28 @@ def _clip01(v):
     return v
 
 
+@numba.njit(cache=True, inline="always")
+def _enter_ball(v, indptr, indices, var, labels, w, d, x, dist, inball, cut_w, cut_wx, inner):
+    """Node ``v`` joins the growing ball: the similar pairs to unclustered nodes move from
+    the cut to the inside (``v``'s neighbours already in it) or into the cut (the others).
+    Returns the updated ``(cut_w, cut_wx, inner)``."""
+    dv = dist[v]
+    for e in range(indptr[v], indptr[v + 1]):
+        z = indices[e]
+        if labels[z] >= 0:
+            continue
+        wv = w[var[e]]
+        if wv > 0.0 and d[var[e]] < 0.5:
+            if inball[z]:
+                cut_w -= wv
+                cut_wx -= wv * dist[z]
+                inner += wv * _clip01(x[var[e]])
+            else:
+                cut_w += wv
+                cut_wx += wv * dv
+    return cut_w, cut_wx, inner
+
+
 # --------------------------------------------------------------------------- pivot
 @numba.njit(cache=True)
 def pivot_dense(x, n, order, threshold, seed):
@@ -430,20 +452,8 @@ def region_grow_sparse(x, w, d, indptr, indices, var, order, radius, c_ln, seed_
                 v = settled[pos]
                 pos += 1
                 inball[v] = True
-                dv = dist[v]
-                for e in range(indptr[v], indptr[v + 1]):
-                    z = indices[e]
-                    if labels[z] >= 0:
-                        continue
-                    wv = w[var[e]]
-                    if wv > 0.0 and d[var[e]] < 0.5:
-                        if inball[z]:
-                            cut_w -= wv
-                            cut_wx -= wv * dist[z]
-                            inner += wv * _clip01(x[var[e]])
-                        else:
-                            cut_w += wv
-                            cut_wx += wv * dv
+                cut_w, cut_wx, inner = _enter_ball(v, indptr, indices, var, labels, w, d, x,
+                                                   dist, inball, cut_w, cut_wx, inner)
             r_hi = dist[settled[pos]] if pos < nset else radius
             vol[nsets] = seed_volume + inner + r_hi * cut_w - cut_wx
             cut[nsets] = cut_w

@@ -24,7 +24,7 @@ visit the listed pairs only, through a CSR adjacency ``(indptr, indices, var)`` 
 import numba
 import numpy as np
 
-from ._kernels import _GOLDEN, _MIX1, _MIX2, _TO_UNIT, _choose_ball, _clip01
+from ._kernels import _GOLDEN, _MIX1, _MIX2, _TO_UNIT, _choose_ball, _clip01, _enter_ball
 from ._refine_kernels import _apply_move, _free_ids, _member_lists, _merge_into
 
 __all__ = ["pivot_support", "rows_in_order", "region_grow_support", "move_sweep_bulk",
@@ -198,20 +198,8 @@ def region_grow_support(x, w, d, indptr, indices, var, order, radius, c_ln, seed
                 inball[v] = True
                 members[size] = v
                 size += 1
-                dv = dist[v]
-                for e in range(indptr[v], indptr[v + 1]):
-                    z = indices[e]
-                    if labels[z] >= 0:
-                        continue
-                    wv = w[var[e]]
-                    if wv > 0.0 and d[var[e]] < 0.5:
-                        if inball[z]:
-                            cut_w -= wv
-                            cut_wx -= wv * dist[z]
-                            inner += wv * _clip01(x[var[e]])
-                        else:
-                            cut_w += wv
-                            cut_wx += wv * dv
+                cut_w, cut_wx, inner = _enter_ball(v, indptr, indices, var, labels, w, d, x,
+                                                   dist, inball, cut_w, cut_wx, inner)
             r_hi = cval[rank[pos]] if pos < nc else radius
             vol[nsets] = seed_volume + inner + r_hi * cut_w - cut_wx
             cut[nsets] = cut_w
