@@ -15,7 +15,10 @@ meets the contract (``optimal``); a run that is not ``optimal`` is a *stall* (a 
 reached, a stall, numerical trouble) unless it was refused before it started. With
 ``--before REV`` each combination also runs on that git revision (or checkout
 directory), side by side in one run, and the counts of stalls are compared. ``--quick``
-runs karate, cc, dykstra and project-forget at gap_tol 1e-4 only.
+runs karate, cc, dykstra and project-forget at gap_tol 1e-4 only. A graph named
+``gen:ba-N-M``, ``gen:plc-N`` or ``gen:gnp-N`` is a seeded random graph (networkx:
+Barabasi-Albert with ``M`` edges per node, powerlaw-cluster with 2 edges and triangle
+probability 0.3, G(n, p) with p = 0.035; seed 1; its largest component).
 """
 
 import argparse
@@ -43,7 +46,16 @@ warnings.simplefilter("ignore")
 params = dict(weights="unit") if kind == "cc-unit" else {}
 kind = "cc" if kind == "cc-unit" else kind
 path = os.path.join(data, name + ".txt")
-graph = metricopt.read_graph(path if os.path.exists(path) else name)
+if name.startswith("gen:"):  # a seeded random graph: gen:ba-N-M, gen:plc-N, gen:gnp-N
+    import networkx as nx
+    gen, n, *more = name[4:].split("-")
+    n = int(n)
+    make = dict(ba=lambda: nx.barabasi_albert_graph(n, int(more[0]), seed=1),
+                plc=lambda: nx.powerlaw_cluster_graph(n, 2, 0.3, seed=1),
+                gnp=lambda: nx.gnp_random_graph(n, 0.035, seed=1))[gen]
+    graph = metricopt.read_graph(make())
+else:
+    graph = metricopt.read_graph(path if os.path.exists(path) else name)
 try:
     problem = metricopt.build_problem(kind, graph, **params)
     warm = metricopt.build_problem(kind, metricopt.read_graph("karate"), **params)

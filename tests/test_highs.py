@@ -337,7 +337,11 @@ def test_time_limit_full():
     assert not res.success
 
 
-def test_time_limit_lazy_keeps_last_round():
+def test_time_limit_lazy_keeps_last_round(monkeypatch):
+    from metricopt.solvers import highs_lazy
+
+    # without the path rows (sparsest cut's compact start) dolphins takes some rounds
+    monkeypatch.setattr(highs_lazy, "PATH_ROWS_PER_PAIR", 0)
     problem = bundled_problem("sc", "dolphins")
     res = solve(problem, method="highs-lazy", time_limit=1.0)
     assert res.status == Status.LIMIT
@@ -509,7 +513,8 @@ def test_lazy_bound_below_optimum_every_round(problem):
     seen = []
     lazy = solve(bundled_problem(problem, "karate"), method="highs-lazy", callback=seen.append)
     assert lazy.status == Status.OPTIMAL, lazy.message
-    assert len(seen) >= 2
+    # sparsest cut starts from its path rows: one round holds the optimum
+    assert len(seen) >= (1 if problem == "sc" else 2)
     bounds = [r["dual"] for r in seen]
     assert all(b <= full.fun + 1e-12 for b in bounds)
     assert lazy.lower_bound == max(bounds)

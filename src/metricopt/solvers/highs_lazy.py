@@ -31,9 +31,17 @@ from ._highs_common import (
 )
 from .core.exact_lp import ExactModel, RestrictedModel, model_bytes
 from .core.separation import Separator
+from .core import lp_matrix as lpm
+from . import _sc_paths
 
 __all__ = ["HighsLazySolver"]
 
+
+
+#: Sparsest cut starts from its path rows (:mod:`._sc_paths`) when they number at most this
+#: many per pair (about twice the average degree per pair): one HiGHS solve then gives the
+#: LP optimum, which the triangle rows separated round by round reach far more slowly.
+PATH_ROWS_PER_PAIR = 40
 
 
 class HighsLazySolver(Solver):
@@ -131,6 +139,15 @@ class HighsLazySolver(Solver):
         start = time.perf_counter()
         deadline = None if opts["time_limit"] is None else start + opts["time_limit"]
         algorithm = _resolve_algorithm(problem, opts["lp_algorithm"], lazy=True)
+        # sparsest cut: the path rows hold the LP's optimum and every round's point has an
+        # exact repair (:mod:`._sc_paths`); one solve of them by the interior-point method
+        # (no vertex needed: the repair makes the point) beats the dual simplex method
+        # (Barabasi-Albert, n = 200, m = 396: 46 s against more than 120 s)
+        paths = algorithm != "qp" and _sc_paths.applies(problem)
+        seed_paths = paths and \
+            _sc_paths.count_path_rows(problem) <= PATH_ROWS_PER_PAIR * problem.n_variables
+        if seed_paths and opts["lp_algorithm"] == "auto":
+            algorithm = "ipm"
         opts["tol"] = _default_tol(opts["tol"], algorithm)
         need = estimate_memory(problem, lp_algorithm=opts["lp_algorithm"], lazy=True)
         check_memory(need, f"{_memory_text(problem, self.name)}: the first round", opts["max_memory"])
@@ -138,6 +155,13 @@ class HighsLazySolver(Solver):
         model = _lazy_model(problem, opts, algorithm)
         separator = Separator(problem, opts["tol"], opts["max_rows_per_round"])
         used = need
+        if seed_paths:
+            rows = _sc_paths.path_rows(problem)
+            extra = model_bytes(algorithm, len(rows), 3 * len(rows), 0) - MEMORY_MODEL[algorithm]["base"]
+            check_memory(need + extra, f"{_memory_text(problem, self.name)}: the path rows "
+                         f"({len(rows):,})", opts["max_memory"])
+            used += extra
+            model.add_blocks([lpm.triangle_rows(rows)])
         history = []
         best_x, best_value = None, math.nan
         is_lp = algorithm != "qp"
@@ -164,6 +188,14 @@ class HighsLazySolver(Solver):
             blocks, max_violation = separator.separate(x)
             max_violation = max(max_violation, problem.bound_violation(x))
             converged = max_violation <= tol
+            if paths and not converged:
+                # the round's repaired point is feasible: done when it meets the gap
+                xr = _sc_paths.repair_by_paths(problem, x)
+                if xr is not None and _certified_gap(problem, problem.objective_value(xr),
+                                                     best_bound) <= opts["gap_tol"]:
+                    x = best_x = xr
+                    max_violation = max(problem.max_violation(xr), problem.bound_violation(xr))
+                    converged = max_violation <= tol
             added = 0 if converged else sum(b.n_rows for b in blocks)
             if not converged and opts["max_iter"] is not None and rounds >= opts["max_iter"]:
                 added = 0

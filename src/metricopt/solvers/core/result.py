@@ -24,7 +24,9 @@ def missed(violation, gap, tol, gap_tol):
     parts = []
     if tol is not None and violation is not None and not violation <= tol:
         parts.append(f"violation {violation:.2e} > tol {tol:g}")
-    if gap_tol is not None and gap is not None and not gap <= gap_tol:
+    if gap_tol is not None and gap is not None and gap != gap:
+        parts.append("certified LP gap unknown (x is not feasible to tol)")
+    elif gap_tol is not None and gap is not None and not gap <= gap_tol:
         parts.append(f"certified LP gap {gap:.2e} > gap_tol {gap_tol:g}")
     return f"; missed: {', '.join(parts)}" if parts else ""
 
@@ -68,6 +70,7 @@ def complete(problem, out, *, backend, tol=None, gap_tol=None, stacklevel=4):
         _settle(problem, out)
     _hold_to_contract(out, tol, gap_tol)
     _meet_contract(out, tol, gap_tol)
+    _unmeasured_gap(out, tol)
     status = out.get("status", Status.OPTIMAL)
     if status not in (Status.OPTIMAL, Status.INTERRUPTED):
         out["message"] = out.get("message", "") + missed(
@@ -139,6 +142,19 @@ def _repair_below_bound(problem, out, tol, gap_tol):
                       f"{fun:.10g} was below the certified bound {bound:.10g}; the repaired "
                       f"x's certified LP gap is {gap:.2e})")
     return True
+
+
+def _unmeasured_gap(out, tol):
+    """The certified LP gap compares the LP value of a point feasible to ``tol`` with a
+    bound; for a point that violates more (a run stopped early, e.g. a lazy method's first
+    rounds, whose value 0 may equal its bound 0) it was never measured: NaN (unknown),
+    never a number that reads as closed. ``lp_gap_of_infeasible_x`` keeps the figure."""
+    viol, gap = out.get("max_violation"), out.get("gap")
+    if tol is None or viol is None or gap is None or gap != gap or viol <= tol * (1 + 1e-9) \
+            or out.get("status") == Status.OPTIMAL:
+        return
+    out["lp_gap_of_infeasible_x"] = float(gap)
+    out["gap"] = float("nan")
 
 
 def _meets(out, tol, gap_tol):

@@ -1,0 +1,85 @@
+"""Sparsest cut's path rows (solvers/_sc_paths.py): the compact start and exact repair."""
+
+import networkx as nx
+import numpy as np
+import pytest
+
+from metricopt import build_problem, read_graph, solve
+from metricopt.problems._pairs import n_pairs, pair_arrays
+from metricopt.result import Status
+from metricopt.solvers import _sc_paths
+
+from exact_values import BUNDLED_EXACT
+from problem_bank import bundled_problem
+
+
+def _sc(graph):
+    return build_problem("sc", read_graph(graph))
+
+
+def _random_graphs():
+    yield nx.barabasi_albert_graph(12, 2, seed=3)
+    yield nx.powerlaw_cluster_graph(11, 2, 0.3, seed=4)
+    yield nx.connected_watts_strogatz_graph(10, 4, 0.3, seed=5)
+    yield nx.path_graph(7)
+    yield nx.star_graph(8)
+
+
+def test_path_rows_are_distinct_triangle_rows_over_an_edge():
+    p = _sc(nx.barabasi_albert_graph(15, 2, seed=1))
+    rows = _sc_paths.path_rows(p)
+    r, c = pair_arrays(p.n)
+    edge = np.asarray(p.cost) != 0
+    assert len(rows) <= _sc_paths.count_path_rows(p)
+    assert np.unique(rows[:, 0] * n_pairs(p.n) ** 2 + np.sort(rows[:, 1:], axis=1) @ [n_pairs(p.n), 1]).size == len(rows)
+    for a, b, cc in rows:
+        nodes_a = {r[a], c[a]}
+        assert edge[b] or edge[cc]  # one short side is an edge
+        # the three pairs form a triangle whose long side is a
+        assert len(nodes_a | {r[b], c[b]} | {r[cc], c[cc]}) == 3
+
+
+def test_repair_is_feasible_and_no_costlier_on_path_feasible_points():
+    rng = np.random.default_rng(0)
+    for g in _random_graphs():
+        p = _sc(g)
+        x = rng.uniform(0.1, 2.0, n_pairs(p.n))
+        xr = _sc_paths.repair_by_paths(p, x)
+        assert xr is not None
+        assert p.max_violation(xr) <= 1e-12
+        assert xr.sum() == pytest.approx(p.sum_value, rel=1e-12)
+        # an exact metric satisfies the path rows: its repair costs no more
+        xm = _sc_paths.repair_by_paths(p, xr)
+        assert p.objective_value(xm) <= p.objective_value(xr) * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("index", range(5))
+def test_path_start_gives_the_full_lp_optimum(index):
+    g = list(_random_graphs())[index]
+    full = solve(_sc(g), method="highs", lp_algorithm="simplex")
+    lazy = solve(_sc(g), method="highs-lazy")
+    assert full.status == lazy.status == Status.OPTIMAL, lazy.message
+    assert lazy.nit == 1
+    assert lazy.fun == pytest.approx(full.fun, rel=1e-8)
+    assert lazy.lower_bound <= full.fun * (1 + 1e-9)
+    assert lazy.max_violation <= 1e-9
+
+
+@pytest.mark.parametrize("graph", ["karate", "dolphins"])
+def test_path_start_matches_the_recorded_exact_lp(graph):
+    exact = BUNDLED_EXACT[("sc", graph)].value
+    res = solve(bundled_problem("sc", graph), method="highs-lazy")
+    assert res.status == Status.OPTIMAL and res.nit == 1
+    assert abs(res.fun - exact) <= 1e-8 * exact
+    assert res.lower_bound <= exact * (1 + 1e-9)
+
+
+def test_not_applied_without_a_connected_edge_set_or_a_sum_row():
+    two = nx.disjoint_union(nx.path_graph(4), nx.path_graph(5))
+    p = build_problem("sc", read_graph(two, keep_all_components=True))
+    assert not _sc_paths.applies(p)
+    assert _sc_paths.repair_by_paths(p, np.ones(n_pairs(p.n))) is None
+    assert not _sc_paths.applies(build_problem("cc", read_graph(nx.path_graph(6))))
+    # still solved exactly, by separation
+    res = solve(p, method="highs-lazy")
+    assert res.status == Status.OPTIMAL
