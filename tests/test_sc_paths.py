@@ -4,12 +4,11 @@ import networkx as nx
 import numpy as np
 import pytest
 
+from exact_values import BUNDLED_EXACT
 from metricopt import build_problem, read_graph, solve
 from metricopt.problems._pairs import n_pairs, pair_arrays
 from metricopt.result import Status
 from metricopt.solvers import _sc_paths
-
-from exact_values import BUNDLED_EXACT
 from problem_bank import bundled_problem
 
 
@@ -31,7 +30,9 @@ def test_path_rows_are_distinct_triangle_rows_over_an_edge():
     r, c = pair_arrays(p.n)
     edge = np.asarray(p.cost) != 0
     assert len(rows) <= _sc_paths.count_path_rows(p)
-    assert np.unique(rows[:, 0] * n_pairs(p.n) ** 2 + np.sort(rows[:, 1:], axis=1) @ [n_pairs(p.n), 1]).size == len(rows)
+    npairs = n_pairs(p.n)
+    keys = rows[:, 0] * npairs**2 + np.sort(rows[:, 1:], axis=1) @ [npairs, 1]
+    assert np.unique(keys).size == len(rows)
     for a, b, cc in rows:
         nodes_a = {r[a], c[a]}
         assert edge[b] or edge[cc]  # one short side is an edge

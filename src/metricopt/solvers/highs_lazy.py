@@ -13,6 +13,7 @@ import numpy as np
 from .._memory import available_memory, check_memory
 from ..exceptions import MemoryLimitError
 from ..result import Status
+from . import _sc_paths
 from ._base import Solver
 from ._highs_common import (
     _REFERENCES,
@@ -29,10 +30,9 @@ from ._highs_common import (
     estimate_memory,
     restricted_columns,
 )
+from .core import lp_matrix as lpm
 from .core.exact_lp import ExactModel, RestrictedModel, model_bytes
 from .core.separation import Separator
-from .core import lp_matrix as lpm
-from . import _sc_paths
 
 __all__ = ["HighsLazySolver"]
 
