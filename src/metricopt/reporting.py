@@ -71,7 +71,8 @@ _COLUMNS = (
     ("rounded_objective", "float64", "objective of the rounded clustering or cut"),
     ("approximation_ratio", "float64", "rounded_objective / lower_bound (certified)"),
     ("lp_approx_ratio", "float64", "lp_value / lower_bound"),
-    ("gap", "float64", "certified LP gap (lp_value - lower_bound) / max(abs(lower_bound), tiny)"),
+    ("gap", "float64", "certified LP gap (lp_value - lower_bound) / max(abs(lower_bound), tiny); "
+                       "empty when x violates more than tol (never measured)"),
     ("max_violation", "float64", "largest constraint violation"),
     ("iterations", "Int64", "passes (or lazy rounds)"),
     ("solve_seconds", "float64", "wall-clock seconds of the solve"),
