@@ -165,6 +165,26 @@ def test_polish_rows_refuses_a_model_beyond_half_the_memory(karate):
     assert polish_rows(problem, rows, max_memory=2 * ipm)[0] is not None
 
 
+def test_polish_rows_sizes_the_model_by_the_kept_rows(karate, monkeypatch):
+    """The memory need counts the columns of the rows kept (the strongest), not of every
+    active row: rows with tiny duals on many other pairs do not make it refuse."""
+    from metricopt.solvers.core import polish as P
+    from metricopt.solvers.core.exact_lp import model_bytes
+
+    problem = build_problem("cc", karate)
+    monkeypatch.setattr(P, "MIN_ROWS", 2)
+    monkeypatch.setattr(P, "ROWS_PER_COLUMN", 0.0)
+    # two strong rows on 6 pairs, 100 weak ones on 300 others
+    weak = 10 + np.arange(300, dtype=np.int64).reshape(100, 3)
+    tri = np.vstack([np.array([[0, 1, 2], [3, 4, 5]]), weak])
+    duals = np.r_[1.0, 1.0, np.full(100, 1e-6)]
+    rows = ActiveRows(triangles=tri, duals=dict(triangles=duals))
+    k, cols = 2, 6
+    need = model_bytes("ipm", 2 * k + 2 * cols, 4 * k + 3 * cols, 2 * cols)
+    got, why = P.polish_rows(problem, rows, max_memory=2 * need)
+    assert got is not None and got.n_rows == 2, why
+
+
 @pytest.mark.parametrize("n", [2, 3, 7, 50])
 def test_layout_movers_match_the_index(n):
     """packed_to_diagonal / diagonal_to_packed / diagonal_positions_to_packed agree with

@@ -178,6 +178,10 @@ def polish_rows(problem, active, max_memory=None):
         cols = problem.n_variables
     k = int(min(max(ROWS_PER_COLUMN * cols, MIN_ROWS), MAX_ROWS))
     rows = active.strongest(k)
+    if rows is not active and rows.triangles is not None and problem.objective == "l1" \
+            and problem.structure in ("dense", "support"):
+        # the restricted LP has columns only for the pairs its kept rows touch
+        cols = int(np.unique(rows.triangles).size) if len(rows.triangles) else 0
     # the polish may switch to the interior-point method (SIMPLEX_ITERATIONS_PER_ROW),
     # whose memory grows faster with the columns: count the larger of the two
     need = max(model_bytes(algorithm, 2 * rows.n_rows + 2 * cols, 4 * rows.n_rows + 3 * cols,
