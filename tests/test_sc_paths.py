@@ -84,3 +84,16 @@ def test_not_applied_without_a_connected_edge_set_or_a_sum_row():
     # still solved exactly, by separation
     res = solve(p, method="highs-lazy")
     assert res.status == Status.OPTIMAL
+
+
+def test_project_forget_ends_sparsest_cut_by_the_path_repair():
+    """project-forget's sparsest-cut iterate keeps violating above tol while its QP gap
+    holds; the repair by shortest paths ends the stage with an exactly feasible x."""
+    p = _sc(nx.barabasi_albert_graph(100, 2, seed=1))
+    exact = solve(p, method="highs-lazy")
+    res = solve(p, method="project-forget", gap_tol=1e-2)
+    assert res.status == Status.OPTIMAL, res.message
+    assert "repaired by shortest paths" in res.message
+    assert res.max_violation <= 1e-12
+    assert res.lower_bound <= exact.fun * (1 + 1e-9) <= res.fun * (1 + 1e-9)
+    assert res.gap <= 1e-2

@@ -357,6 +357,8 @@ class ProjectForgetStrategy(Strategy):
         self.counters, self.passes, self.tol = counters, passes, tol
         self.checkpoint, self.digest, self.need = checkpoint, digest, need
         self.floor = 0.0
+        self.gap_tol = None
+        self._paths = None  # sparsest cut's repair by shortest paths applies (lazily known)
         self.viol = self.scan_viol = np.inf
         self.measured = False  # the run ended at the x its last scan measured
         self.found = self.npass = self.mem_bytes = 0
@@ -405,6 +407,30 @@ class ProjectForgetStrategy(Strategy):
 
     def stage_x(self):
         return current_x(self.st, self.mode, self.problem.n)
+
+    def candidate(self, m):
+        """Sparsest cut: the iterate repaired by shortest paths (exactly feasible,
+        :func:`._sc_paths.repair_by_paths`) when its QP objective is within ``gap_tol`` of
+        the QP dual, as dykstra's metric repair test (the violation of project-forget's
+        sparsest-cut iterates can hover above ``tol`` long after the QP gap holds)."""
+        if self.mode != "dense" or self.problem.sum_value is None or self.gap_tol is None:
+            return None
+        from . import _sc_paths
+        from ._layouts import packed_to_diagonal
+        from .core.driver import Candidate
+
+        if self._paths is None:
+            self._paths = _sc_paths.applies(self.problem)
+        if not self._paths:
+            return None
+        xr = _sc_paths.repair_by_paths(self.problem, self.stage_x())
+        if xr is None or not self.problem.max_violation(xr) <= self.tol:
+            return None
+        xd = packed_to_diagonal(xr, self.problem.n, np.empty_like(xr))
+        primal = _regularised.objectives(self.st, 0.0, x=xd)[0]
+        if not _regularised.rel_gap(primal, m.dual, self.floor) <= self.gap_tol:
+            return None
+        return Candidate(xr, " (x repaired by shortest paths)", dict(repaired=True))
 
     def certify(self, m, deadline):
         neg_bty = objectives(self.st, self.active, with_neg_bty=True)[2]
@@ -577,6 +603,7 @@ def drive(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, passes, th
     lp_stage = LPStage(problem, tol=tol, gap_tol=gap_tol, polish=polish,
                        gamma_growth=gamma_growth, threads=nthreads, max_memory=max_memory)
     strategy.floor = lp_stage.floor
+    strategy.gap_tol = gap_tol
     return iterate(strategy, problem, lp_stage, counters, tol=tol, gap_tol=gap_tol,
                    max_iter=max_iter, time_limit=time_limit, callback=callback,
                    threads=nthreads, checkpoint=checkpoint, checkpoint_every=checkpoint_every,
