@@ -56,11 +56,11 @@ SLOW_GRAPHS = ("football",)
 #: (backend, problem) pairs whose runs on dolphins or lesmis took 3 to 90 s each on the
 #: shared 2-core test machine: in the slow suite but on karate ...
 SLOW_PAIRS = {("highs", "cc-jaccard"), ("highs", "sc"), ("highs", "mn1-jaccard"),
-              ("highs-lazy", "sc"), ("highs-lazy", "mn1-jaccard"),
+              ("highs-lazy", "mn1-jaccard"),
               ("lighttouch", "cc-jaccard"), ("lighttouch", "sc"), ("lighttouch", "cd"),
               ("lighttouch", "mn1-jaccard")}
 #: ... and those that took 5 to 14 s on karate too.
-SLOW_ON_KARATE = {("highs-lazy", "sc"), ("lighttouch", "sc"), ("lighttouch", "cd")}
+SLOW_ON_KARATE = {("lighttouch", "sc"), ("lighttouch", "cd")}
 #: Documented options that bound a backend's work on the small random instances (the
 #: bundled graphs run the defaults): LightTouch's rounds default to 1e7 units of work each,
 #: seconds on a 16-node graph; 200 steps a round meet the contract there in milliseconds.
