@@ -268,8 +268,8 @@ def convergence_figure(loaded, *, title=None):
                 ax.axhline(tol, color="0.3" if shared else runs_with[0][1], linestyle="--",
                            linewidth=1, label=label)
             ax.set_yscale("log")
-            if xkey == "seconds" and drawn:
-                ax.set_xlim(left=0.0)
+            if xkey == "seconds" and any(len(line.get_xdata()) for line in ax.lines):
+                ax.set_xlim(left=0.0)  # the QP gap alone counts too (no LP gap measured)
             if xkey == "iteration":
                 ax.xaxis.set_major_locator(MaxNLocator(integer=True))
                 lo, hi = ax.get_xlim()

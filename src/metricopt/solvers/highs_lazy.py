@@ -13,7 +13,6 @@ import numpy as np
 from .._memory import available_memory, check_memory
 from ..exceptions import MemoryLimitError
 from ..result import Status
-from . import _sc_paths
 from ._base import Solver
 from ._highs_common import (
     _REFERENCES,
@@ -30,7 +29,6 @@ from ._highs_common import (
     estimate_memory,
     restricted_columns,
 )
-from .core import lp_matrix as lpm
 from .core.exact_lp import ExactModel, RestrictedModel, model_bytes
 from .core.separation import Separator
 
@@ -138,6 +136,9 @@ class HighsLazySolver(Solver):
                               algorithms=LAZY_LP_ALGORITHMS)
         start = time.perf_counter()
         deadline = None if opts["time_limit"] is None else start + opts["time_limit"]
+        from . import _sc_paths
+        from .core import lp_matrix as lpm
+
         algorithm = _resolve_algorithm(problem, opts["lp_algorithm"], lazy=True)
         # sparsest cut: the path rows hold the LP's optimum and every round's point has an
         # exact repair (:mod:`._sc_paths`); one solve of them by the interior-point method
