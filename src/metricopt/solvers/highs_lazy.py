@@ -136,35 +136,17 @@ class HighsLazySolver(Solver):
                               algorithms=LAZY_LP_ALGORITHMS)
         start = time.perf_counter()
         deadline = None if opts["time_limit"] is None else start + opts["time_limit"]
-        from . import _sc_paths
-        from .core import lp_matrix as lpm
-
-        algorithm = _resolve_algorithm(problem, opts["lp_algorithm"], lazy=True)
-        # sparsest cut: the path rows hold the LP's optimum and every round's point has an
-        # exact repair (:mod:`._sc_paths`); one solve of them by the interior-point method
-        # (no vertex needed: the repair makes the point) beats the dual simplex method
-        # (Barabasi-Albert, n = 200, m = 396: 46 s against more than 120 s)
-        paths = algorithm != "qp" and _sc_paths.applies(problem)
-        seed_paths = paths and \
-            _sc_paths.count_path_rows(problem) <= PATH_ROWS_PER_PAIR * problem.n_variables
-        if seed_paths and opts["lp_algorithm"] == "auto":
-            algorithm = "ipm"
+        paths, seed_paths, algorithm = _path_start(
+            problem, opts["lp_algorithm"], _resolve_algorithm(problem, opts["lp_algorithm"], lazy=True))
         opts["tol"] = _default_tol(opts["tol"], algorithm)
         need = estimate_memory(problem, lp_algorithm=opts["lp_algorithm"], lazy=True)
         check_memory(need, f"{_memory_text(problem, self.name)}: the first round", opts["max_memory"])
 
         model = _lazy_model(problem, opts, algorithm)
         separator = Separator(problem, opts["tol"], opts["max_rows_per_round"])
-        used = need
-        if seed_paths:
-            rows = _sc_paths.path_rows(problem)
-            extra = model_bytes(algorithm, len(rows), 3 * len(rows), 0) - MEMORY_MODEL[algorithm]["base"]
-            check_memory(need + extra, f"{_memory_text(problem, self.name)}: the path rows "
-                         f"({len(rows):,})", opts["max_memory"])
-            used += extra
-            model.add_blocks([lpm.triangle_rows(rows)])
-        history = []
-        best_x, best_value = None, math.nan
+        used = need + (_seed_path_rows(problem, model, algorithm, need, opts["max_memory"],
+                                       _memory_text(problem, self.name)) if seed_paths else 0)
+        history, best_x, best_value = [], None, math.nan
         is_lp = algorithm != "qp"
         best_bound, certificate, certificate_seconds = -math.inf, {}, 0.0
         status, message = Status.NUMERICAL, ""
@@ -190,10 +172,8 @@ class HighsLazySolver(Solver):
             max_violation = max(max_violation, problem.bound_violation(x))
             converged = max_violation <= tol
             if paths and not converged:
-                # the round's repaired point is feasible: done when it meets the gap
-                xr = _sc_paths.repair_by_paths(problem, x)
-                if xr is not None and _certified_gap(problem, problem.objective_value(xr),
-                                                     best_bound) <= opts["gap_tol"]:
+                xr = _path_repair(problem, x, best_bound, opts["gap_tol"])
+                if xr is not None:
                     x = best_x = xr
                     max_violation = max(problem.max_violation(xr), problem.bound_violation(xr))
                     converged = max_violation <= tol
@@ -206,9 +186,7 @@ class HighsLazySolver(Solver):
             rec = _record(rounds, start, value, gap, max_violation,
                           model.n_rows + added, added, dual=round_bound if is_lp else None)
             if converged:
-                history.append(rec)
-                if opts["callback"] is not None:
-                    opts["callback"](rec)
+                _emit(history, rec, opts["callback"])
                 status, message = Status.OPTIMAL, (
                     f"Converged: no constraint violated by more than {tol:g} after {rounds} rounds. "
                     f"({run_message})")
@@ -221,9 +199,7 @@ class HighsLazySolver(Solver):
                         f"but {missed}. ({run_message})")
                 break
             if added == 0:
-                history.append(rec)
-                if opts["callback"] is not None:
-                    opts["callback"](rec)
+                _emit(history, rec, opts["callback"])
                 if opts["max_iter"] is not None and rounds >= opts["max_iter"]:
                     status, message = Status.LIMIT, f"Round limit ({opts['max_iter']}) reached."
                 else:
@@ -244,20 +220,63 @@ class HighsLazySolver(Solver):
             except MemoryLimitError as exc:
                 rec["constraints_added"] = 0
                 rec["active_constraints"] = model.n_rows
-                history.append(rec)
-                if opts["callback"] is not None:
-                    opts["callback"](rec)
+                _emit(history, rec, opts["callback"])
                 status, message = Status.LIMIT, f"Memory limit: {exc}"
                 break
             used += extra
             model.add_blocks(blocks)
             separator.commit()
-            history.append(rec)
-            if opts["callback"] is not None:
-                opts["callback"](rec)
+            _emit(history, rec, opts["callback"])
 
         return _answer(problem, model, best_x, best_value, best_bound, certificate,
                        certificate_seconds, status, message, history, is_lp, algorithm, need)
+
+def _emit(history, rec, callback):
+    """Keep a round's record and hand it to the callback."""
+    history.append(rec)
+    if callback is not None:
+        callback(rec)
+
+
+def _path_start(problem, lp_algorithm, algorithm):
+    """Sparsest cut (:mod:`._sc_paths`): ``(paths, seed, algorithm)``: whether every
+    round's point has the exact repair by shortest paths, whether the model starts from
+    the path rows (which hold the LP's optimum; at most :data:`PATH_ROWS_PER_PAIR` per
+    pair), and the method: one interior-point solve of them (no vertex needed: the repair
+    makes the point) beats the dual simplex method (Barabasi-Albert, n = 200, m = 396:
+    46 s against more than 120 s)."""
+    from . import _sc_paths
+
+    paths = algorithm != "qp" and _sc_paths.applies(problem)
+    seed = paths and \
+        _sc_paths.count_path_rows(problem) <= PATH_ROWS_PER_PAIR * problem.n_variables
+    if seed and lp_algorithm == "auto":
+        algorithm = "ipm"
+    return paths, seed, algorithm
+
+
+def _seed_path_rows(problem, model, algorithm, need, max_memory, what):
+    """Add sparsest cut's path rows to ``model`` once they fit; their bytes."""
+    from . import _sc_paths
+    from .core import lp_matrix as lpm
+
+    rows = _sc_paths.path_rows(problem)
+    extra = model_bytes(algorithm, len(rows), 3 * len(rows), 0) - MEMORY_MODEL[algorithm]["base"]
+    check_memory(need + extra, f"{what}: the path rows ({len(rows):,})", max_memory)
+    model.add_blocks([lpm.triangle_rows(rows)])
+    return extra
+
+
+def _path_repair(problem, x, bound, gap_tol):
+    """The round's point repaired by shortest paths (exactly feasible) when its certified
+    gap against ``bound`` meets ``gap_tol``, else None."""
+    from . import _sc_paths
+
+    xr = _sc_paths.repair_by_paths(problem, x)
+    if xr is None or not _certified_gap(problem, problem.objective_value(xr), bound) <= gap_tol:
+        return None
+    return xr
+
 
 def _answer(problem, model, best_x, best_value, best_bound, certificate, certificate_seconds,
             status, message, history, is_lp, algorithm, need):
