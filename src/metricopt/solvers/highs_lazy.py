@@ -34,8 +34,6 @@ from .core.separation import Separator
 
 __all__ = ["HighsLazySolver"]
 
-
-
 #: Sparsest cut starts from its path rows (:mod:`._sc_paths`) when they number at most this
 #: many per pair (about twice the average degree per pair): one HiGHS solve then gives the
 #: LP optimum, which the triangle rows separated round by round reach far more slowly.
@@ -230,6 +228,7 @@ class HighsLazySolver(Solver):
 
         return _answer(problem, model, best_x, best_value, best_bound, certificate,
                        certificate_seconds, status, message, history, is_lp, algorithm, need)
+
 
 def _emit(history, rec, callback):
     """Keep a round's record and hand it to the callback."""
