@@ -173,6 +173,7 @@ class HighsLazySolver(Solver):
                 xr = _path_repair(problem, x, best_bound, opts["gap_tol"])
                 if xr is not None:
                     x = best_x = xr
+                    run_message += "; x repaired by shortest paths"
                     max_violation = max(problem.max_violation(xr), problem.bound_violation(xr))
                     converged = max_violation <= tol
             added = 0 if converged else sum(b.n_rows for b in blocks)
