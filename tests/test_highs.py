@@ -338,10 +338,10 @@ def test_time_limit_full():
 
 
 def test_time_limit_lazy_keeps_last_round(monkeypatch):
-    from metricopt.solvers import highs_lazy
+    from metricopt.solvers import _sc_paths
 
     # without the path rows (sparsest cut's compact start) dolphins takes some rounds
-    monkeypatch.setattr(highs_lazy, "PATH_ROWS_PER_PAIR", 0)
+    monkeypatch.setattr(_sc_paths, "MAX_ROWS_PER_PAIR", 0)
     problem = bundled_problem("sc", "dolphins")
     res = solve(problem, method="highs-lazy", time_limit=1.0)
     assert res.status == Status.LIMIT

@@ -97,3 +97,15 @@ def test_project_forget_ends_sparsest_cut_by_the_path_repair():
     assert res.max_violation <= 1e-12
     assert res.lower_bound <= exact.fun * (1 + 1e-9) <= res.fun * (1 + 1e-9)
     assert res.gap <= 1e-2
+
+
+def test_the_lazy_memory_estimate_counts_the_path_rows(monkeypatch):
+    from metricopt.solvers import get_solver
+
+    p = bundled_problem("sc", "dolphins")
+    lazy = get_solver("highs-lazy")
+    with_paths = lazy.estimate_memory(p)
+    assert _sc_paths.start_rows(p) == _sc_paths.count_path_rows(p) > 0
+    monkeypatch.setattr(_sc_paths, "MAX_ROWS_PER_PAIR", 0)
+    assert _sc_paths.start_rows(p) == 0
+    assert lazy.estimate_memory(p) < with_paths

@@ -113,8 +113,13 @@ def estimate_memory(problem, *, lp_algorithm="auto", lazy=False):
         rows = 2 * aux + (problem.sum_value is not None)
         nnz = 4 * aux + (n_x if problem.sum_value is not None else 0)
         if problem.structure == "dense":
-            round_rows, round_nnz = n_x, 3 * n_x
-            workspace = 64 * n_x
+            from ._sc_paths import start_rows
+
+            # sparsest cut starts from its path rows (one round, with the repair's
+            # n x n distances)
+            paths = start_rows(problem) if problem.sum_value is not None else 0
+            round_rows, round_nnz = n_x + paths, 3 * (n_x + paths)
+            workspace = 64 * n_x + (8 * problem.n**2 if paths else 0)
         elif problem.structure == "sparse":
             round_rows = n_x
             round_nnz = 8 * n_x

@@ -34,12 +34,6 @@ from .core.separation import Separator
 
 __all__ = ["HighsLazySolver"]
 
-#: Sparsest cut starts from its path rows (:mod:`._sc_paths`) when they number at most this
-#: many per pair (about twice the average degree per pair): one HiGHS solve then gives the
-#: LP optimum, which the triangle rows separated round by round reach far more slowly.
-PATH_ROWS_PER_PAIR = 40
-
-
 class HighsLazySolver(Solver):
     """HiGHS on a growing set of metric constraints (V §8.1.1).
 
@@ -241,15 +235,13 @@ def _emit(history, rec, callback):
 def _path_start(problem, lp_algorithm, algorithm):
     """Sparsest cut (:mod:`._sc_paths`): ``(paths, seed, algorithm)``: whether every
     round's point has the exact repair by shortest paths, whether the model starts from
-    the path rows (which hold the LP's optimum; at most :data:`PATH_ROWS_PER_PAIR` per
-    pair), and the method: one interior-point solve of them (no vertex needed: the repair
-    makes the point) beats the dual simplex method (Barabasi-Albert, n = 200, m = 396:
-    46 s against more than 120 s)."""
+    the path rows (:func:`._sc_paths.start_rows`), and the method: one interior-point
+    solve of them beats the dual simplex method (Barabasi-Albert, n = 200, m = 396: 46 s
+    against more than 120 s)."""
     from . import _sc_paths
 
     paths = algorithm != "qp" and _sc_paths.applies(problem)
-    seed = paths and \
-        _sc_paths.count_path_rows(problem) <= PATH_ROWS_PER_PAIR * problem.n_variables
+    seed = paths and _sc_paths.start_rows(problem) > 0
     if seed and lp_algorithm == "auto":
         algorithm = "ipm"
     return paths, seed, algorithm
