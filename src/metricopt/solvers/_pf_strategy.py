@@ -15,10 +15,11 @@ import time
 import numpy as np
 
 from .._memory import check_memory, format_bytes
-from ..exceptions import InputError, InvalidParameterError
+from ..exceptions import InvalidParameterError
 from ..result import Status
 from . import _checkpoint, _regularised
 from . import _pf_oracles as O
+from ._pf_checkpoint import read_checkpoint, resumed_counters, write_checkpoint
 from .core.driver import Answer, Measure, Strategy, iterate
 from .core.stage import LPStage
 
@@ -168,65 +169,6 @@ def dense_passes(st, active, k_max, budget, deadline):
     st.z_pair[:, used] = sub.z_pair
     ta, tb, tc = globalise(used, lst.ta, lst.tb, lst.tc, lst.nc)
     return O.TriangleList(ta, tb, tc, lst.z[: lst.nc].copy(), lst.nc), p, smax_all
-
-
-# ------------------------------------------------------------ checkpoint / resume
-def write_checkpoint(path, st, active, counters, problem, digest):
-    """Write the whole iteration state (:mod:`metricopt.solvers._checkpoint`)."""
-    arrays = dict(x=st.x, z_pair=st.z_pair, z_sum=np.array(st.z_sum), f=st.f)
-    arrays.update(active.arrays())
-    return _checkpoint.write_checkpoint(path, backend="project-forget", problem=problem,
-                                        digest=digest, meta=counters, arrays=arrays)
-
-
-def read_checkpoint(path, st, problem, digest):
-    """Restore ``st`` and the active list from a checkpoint; every array is checked
-    against this problem (:func:`._checkpoint.state_array`), so a damaged or partial
-    file is refused."""
-    from ._pf_list import MAX_POSITION
-
-    meta, data = _checkpoint.read_checkpoint(path, backend="project-forget",
-                                             problem=problem, digest=digest)
-    first = _checkpoint.header_field(path, meta, "gamma_start", "positive",
-                         meta.get("gamma") if "gamma" in meta else None)
-    if first != st.gamma:
-        raise InvalidParameterError(
-            f"checkpoint {path!r} was written with gamma={first}; resume with the same gamma")
-    # an LP stage may have grown gamma: the arrays are at its scale
-    st.gamma = _checkpoint.header_field(path, meta, "gamma", "positive")
-    _checkpoint.header_field(path, meta, "triangle_streak", "count", 0)
-    worst = meta.get("path_worst")  # the cycle search's last answer (may be -inf)
-    if worst is not None and (not isinstance(worst, (int, float)) or isinstance(worst, bool)
-                              or worst != worst):
-        raise InputError(f"cannot resume from {path}: its header field 'path_worst' is "
-                         f"{worst!r}, not a number or null")
-
-    def load(name, shape=None, dtype=np.float64, **bounds):
-        return _checkpoint.state_array(path, data, name, dtype=dtype, shape=shape, **bounds).copy()
-
-    nvar = st.x.shape[0]
-    st.x = load("x", st.x.shape)
-    st.z_pair = load("z_pair", st.z_pair.shape)
-    st.z_sum = float(load("z_sum", ()))
-    if st.f is not None:
-        st.f = load("f", st.f.shape)
-    if problem.structure == "dense":
-        ta = load("tri_a", dtype=np.int32, low=0, high=nvar)
-        tb = load("tri_b", ta.shape, np.int32, low=0, high=nvar)
-        tc = load("tri_c", ta.shape, np.int32, low=0, high=3 * MAX_POSITION)
-        if tc.size and (tc & (MAX_POSITION - 1)).max() >= nvar:
-            raise InputError(f"cannot resume from {path}: its array 'tri_c' holds "
-                             f"positions outside [0, {nvar})")
-        active = O.TriangleList.from_arrays(ta, tb, tc, load("tri_z", ta.shape))
-    else:
-        kind = load("act_kind", dtype=np.uint8, low=0, high=2)
-        off = load("act_off", (kind.shape[0] + 1,), np.int64, low=0)
-        mem = load("act_mem", dtype=np.int64, low=0, high=nvar)
-        if off[0] != 0 or off[-1] != mem.shape[0] or np.any(np.diff(off) < 1):
-            raise InputError(f"cannot resume from {path}: its array 'act_off' does not "
-                             f"delimit the constraints' members")
-        active = O.ActiveList.from_arrays(off, mem, kind, load("act_z", kind.shape))
-    return meta, active
 
 
 def peak_rss():
@@ -589,12 +531,7 @@ def drive(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, passes, th
         else None
     if resume is not None:
         meta, active = read_checkpoint(resume, st, problem, digest)
-        counters["iteration"] = int(meta["iteration"])
-        counters["seconds"] = float(meta["seconds"])
-        counters["triangle_streak"] = int(meta.get("triangle_streak", 0))
-        counters["path_worst"] = meta.get("path_worst")
-        counters["history"] = _checkpoint.header_history(resume, meta)
-        counters["stall_watch"] = meta.get("stall_watch")
+        resumed_counters(counters, meta, resume)
     else:
         active = O.ActiveList() if oracle is not None else O.TriangleList()
     strategy = ProjectForgetStrategy(

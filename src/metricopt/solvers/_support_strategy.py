@@ -28,7 +28,7 @@ import time
 import numpy as np
 
 from .._memory import check_memory, format_bytes
-from ..exceptions import InvalidParameterError
+from ..exceptions import InputError, InvalidParameterError
 from ..problems._support_scan import (
     pair_keys,
     pair_table,
@@ -37,8 +37,15 @@ from ..problems._support_scan import (
     table_grow,
 )
 from ..problems.support import SupportPoint
+from . import _checkpoint, _regularised
 from . import _pf_oracles as O
-from . import _regularised
+from ._pf_checkpoint import (
+    read_header,
+    read_state,
+    read_triangle_list,
+    resumed_counters,
+    write_checkpoint,
+)
 from ._pf_strategy import ProjectForgetState, ProjectForgetStrategy, pair_pass
 from ._support_kernels import (
     keyed_merge,
@@ -252,7 +259,9 @@ class SupportStrategy(ProjectForgetStrategy):
         return out
 
     def save(self):
-        raise InvalidParameterError("checkpoints of the support-sized layout are not supported yet")
+        st = self.st
+        write_checkpoint(self.checkpoint, st, self.active, dict(self.counters, raised=st.raised),
+                         self.problem, self.digest, extra=dict(pi=st.pi, pj=st.pj))
 
     def answer(self, status, loop, lp_stage, final):
         ans = super().answer(status, loop, lp_stage, final)
@@ -284,10 +293,6 @@ def drive_support(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, pa
     entered = time.perf_counter()
     import numba
 
-    if checkpoint is not None or resume is not None:
-        raise InvalidParameterError(
-            "checkpoints of the support-sized layout are not supported yet; solve without "
-            "--checkpoint / --resume, or with layout='dense'")
     if scheduler is not None:
         raise InvalidParameterError(
             "a scheduler runs the shortest-path oracle of sparse (MET(G)) problems; the "
@@ -297,20 +302,54 @@ def drive_support(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, pa
     need = estimate_support_memory(problem)
     check_memory(need, f"project-forget on {problem!r}", max_memory)
     st = setup_support(problem, gamma, lam)
-    scanner = SupportScanner(st, 0.01 * float(tol), max_memory)
     counters = dict(kind=st.kind, n=st.n, nvar=st.nvar, gamma=st.gamma,
                     gamma_start=st.gamma, iteration=0, seconds=0.0)
+    digest = _checkpoint.problem_digest(problem) if (checkpoint or resume) is not None \
+        else None
+    active = O.TriangleList()
+    if resume is not None:
+        meta, active = read_support_checkpoint(resume, st, problem, digest)
+        resumed_counters(counters, meta, resume)
+    scanner = SupportScanner(st, 0.01 * float(tol), max_memory)
     strategy = SupportStrategy(
-        problem, st, oracle=None, scanner=scanner, active=O.TriangleList(), counters=counters,
-        passes=PASSES if passes is None else passes, tol=tol, checkpoint=None, digest=None,
-        need=need)
+        problem, st, oracle=None, scanner=scanner, active=active, counters=counters,
+        passes=PASSES if passes is None else passes, tol=tol, checkpoint=checkpoint,
+        digest=digest, need=need)
     lp_stage = LPStage(problem, tol=tol, gap_tol=gap_tol, polish=polish,
                        gamma_growth=gamma_growth, threads=nthreads, max_memory=max_memory)
     strategy.floor = lp_stage.floor
     return iterate(strategy, problem, lp_stage, counters, tol=tol, gap_tol=gap_tol,
                    max_iter=max_iter, time_limit=time_limit, callback=callback,
-                   threads=nthreads, checkpoint=None, checkpoint_every=checkpoint_every,
+                   threads=nthreads, checkpoint=checkpoint, checkpoint_every=checkpoint_every,
                    max_memory=max_memory, entered=entered)
+
+
+def read_support_checkpoint(path, st, problem, digest):
+    """Restore a support-sized run from a checkpoint: the run pairs (the explicit ones
+    first, as :func:`setup_support` lists them, then the bulk pairs that joined, each once),
+    their QP arrays and the triangle list; every array is checked against ``problem``.
+
+    The grown pairs' targets and weights are not stored: they are the bulk's
+    (:meth:`SupportState.grow`), recomputed here from their nodes.
+    """
+    meta, data = read_header(path, st, problem, digest)
+    n, k = st.n, st.nvar
+
+    def load(name, dtype, **bounds):
+        return _checkpoint.state_array(path, data, name, dtype=dtype, **bounds).copy()
+
+    pi, pj = load("pi", np.int64, low=0, high=n), load("pj", np.int64, low=0, high=n)
+    if pi.shape != pj.shape or pi.size < k or np.any(pi >= pj) or not (
+            np.array_equal(pi[:k], st.pi) and np.array_equal(pj[:k], st.pj)):
+        raise InputError(f"cannot resume from {path}: its run pairs 'pi', 'pj' do not start "
+                         f"with this problem's {k} explicit pairs, each as i < j")
+    keys = pair_keys(pi, pj, n)
+    if np.unique(keys).size != keys.size:
+        raise InputError(f"cannot resume from {path}: its run pairs repeat a pair")
+    st.grow(keys[k:])
+    st.raised = _checkpoint.header_field(path, meta, "raised", "seconds")
+    read_state(path, data, st)
+    return meta, read_triangle_list(path, data, st.nvar)
 
 
 def memory_text(problem):
