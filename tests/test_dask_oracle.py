@@ -105,3 +105,22 @@ def test_cli_scheduler_gives_the_local_answer(cluster, tmp_path):
         report = json.loads((out / "report.json").read_text())
         outs[name] = ({k: report[k] for k in NUMBERS}, (out / "clusters.csv").read_bytes())
     assert outs["local"] == outs["cluster"]
+
+
+def test_support_layout_on_cluster_equals_local_solve(cluster):
+    """The support scan on the cluster (:mod:`metricopt.solvers._dask_support`): the same
+    run, number for number."""
+    from metricopt.datasets import load_bundled
+    from metricopt.solvers import solve
+
+    prob = build_problem("cc", load_bundled("lesmis"), weights="jaccard", layout="support")
+    opts = dict(method="project-forget", tol=1e-6, gap_tol=1e-6)
+    local = solve(prob, **opts)
+    with distributed.get_task_stream(client=cluster) as stream:
+        remote = solve(prob, scheduler=cluster.scheduler.address, **opts)
+    assert any("scan_share" in str(task["key"]) for task in stream.data)
+    assert local["status"] == remote["status"] == Status.OPTIMAL
+    for key in ("fun", "lower_bound", "nit", "max_violation", "support_pairs"):
+        assert local[key] == remote[key], key
+    np.testing.assert_array_equal(local["x"].pairs, remote["x"].pairs)
+    np.testing.assert_array_equal(local["x"].values, remote["x"].values)

@@ -101,6 +101,34 @@ def test_support_scan_finds_every_violated_inequality(seed):
     assert worst == pytest.approx(want_worst, abs=1e-12)
 
 
+
+@pytest.mark.parametrize("seed", range(9))
+@pytest.mark.parametrize("k", [1, 3, 50])
+def test_scan_shares_concatenate_to_the_whole_scan(seed, k):
+    """The Dask shares (:mod:`metricopt.solvers._dask_support`), run here one by one, find
+    the rows of one local scan in its order, and its largest violation."""
+    from metricopt.solvers._dask_support import scan_share, work_ranges
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(4, 30))
+    bulk = float(rng.choice([1.0, 0.7]))
+    low, high = [(0.0, bulk), (-0.2, 1.3 * bulk), (-0.1, 2.5 * bulk)][seed % 3]
+    pi, pj, x = _random_point(rng, n, rng.uniform(0.1, 0.9), low, high)
+    table = pair_table(pair_keys(pi, pj, n))
+    csr = support_neighbours(pi, pj, x, n, bulk)
+    count, worst = scan_support(pi, pj, x, n, bulk, *table, *csr, 0.0,
+                                np.empty((0, 4), dtype=np.int32))
+    rows = np.empty((count, 4), dtype=np.int32)
+    scan_support(pi, pj, x, n, bulk, *table, *csr, 0.0, rows)
+    bounds = work_ranges(csr[0], csr[1], k)
+    assert bounds[0] == 0 and bounds[-1] == n and np.all(np.diff(bounds) > 0)
+    shares = [(lo, hi, False) for lo, hi in zip(bounds[:-1], bounds[1:])] + [(0, 0, True)]
+    data = (pi, pj, x, *table, *csr)
+    counted = [scan_share(data, n, bulk, 0.0, *share, None) for share in shares]
+    parts = [scan_share(data, n, bulk, 0.0, *share, c) for share, (c, _) in zip(shares, counted)]
+    np.testing.assert_array_equal(np.concatenate(parts), rows)
+    assert max(w for _, w in counted) == worst
+
 def test_pair_table_grows_and_finds_every_key():
     rng = np.random.default_rng(0)
     keys = rng.choice(10**9, 3000, replace=False).astype(np.int64)

@@ -32,7 +32,7 @@ import numba
 import numpy as np
 
 __all__ = ["pair_keys", "pair_table", "table_find", "table_lookup", "table_insert", "table_grow",
-           "support_neighbours", "scan_support", "support_max_violation",
+           "support_neighbours", "scan_support", "scan_support_part", "support_max_violation",
            "reference_violations"]
 
 _EMPTY = -1
@@ -187,6 +187,18 @@ def scan_support(pi, pj, x, n, bulk, tk, tv, indptr, nodes, values, tol, out):
         ``worst`` is 0 when nothing is violated. An inequality met twice (a high or
         negative pair is also a wedge) is counted and stored twice.
     """
+    return scan_support_part(pi, pj, x, n, bulk, tk, tv, indptr, nodes, values, tol, out, 0, n,
+                             True)
+
+
+@numba.njit(cache=True)
+def scan_support_part(pi, pj, x, n, bulk, tk, tv, indptr, nodes, values, tol, out, u_lo, u_hi,
+                      listed):
+    """:func:`scan_support` over a share of the work: the wedges of the long sides ``{u, v}``
+    with ``u_lo <= u < u_hi`` (``u < v``), then, when ``listed``, the listed pairs above the
+    bulk or below 0. The shares ``[0, a), [a, b), ..., [z, n)`` and one with ``listed``,
+    concatenated in that order, find what :func:`scan_support` finds, in its order.
+    """
     cnt = 0
     worst = 0.0
     # the listed pairs outside the support graph (above the bulk or below 0), per node
@@ -209,7 +221,7 @@ def scan_support(pi, pj, x, n, bulk, tk, tv, indptr, nodes, values, tol, out):
     # long side {u, v}, u < v: the values of u's pairs in a row of n (the bulk elsewhere),
     # then every w of u's support neighbours and v of w's, sorted: the wedges u - w - v
     row = np.full(n, bulk)
-    for u in range(n):
+    for u in range(u_lo, u_hi):
         lo = indptr[u]
         hi = indptr[u + 1]
         if lo == hi:
@@ -236,7 +248,7 @@ def scan_support(pi, pj, x, n, bulk, tk, tv, indptr, nodes, values, tol, out):
             row[nodes[q]] = bulk
         for q in range(oindptr[u], oindptr[u + 1]):
             row[onodes[q]] = bulk
-    for t in range(x.shape[0]):
+    for t in range(x.shape[0] if listed else 0):
         i = pi[t]
         j = pj[t]
         xt = x[t]

@@ -28,7 +28,7 @@ import time
 import numpy as np
 
 from .._memory import check_memory, format_bytes
-from ..exceptions import InputError, InvalidParameterError
+from ..exceptions import InputError
 from ..problems._support_scan import (
     pair_keys,
     pair_table,
@@ -171,28 +171,46 @@ def setup_support(problem, gamma, lam):
 class SupportScanner:
     """The support scan as project-forget's dense oracle: ``(list, worst, found)``."""
 
-    def __init__(self, st, add_tol, max_memory):
+    def __init__(self, st, add_tol, max_memory, remote=None):
         self.st, self.add_tol, self.max_memory = st, add_tol, max_memory
+        self.remote = remote  # a :class:`._dask_support.DaskSupportScan`, or None: local
         self.last_work = 0.0
         self.last_bytes = 0
         self.grown = 0
 
-    def __call__(self, x, active, stop=None):
+    def _scan(self, x, active, stop):
+        """``(rows, worst)`` of the support scan, here or on the cluster (None: stopped)."""
         st = self.st
         n, bulk = st.n, float(st.bulk.value)
         csr = support_neighbours(st.pi, st.pj, x, n, bulk)
-        # the dense mode's pass schedule: passes until they have done a full scan's
-        # work (in practice until they converge, or 1000), whatever the scan cost
-        self.last_work = n * (n - 1) * (n - 2) / 6
+        held = 8 * st.nvar * 14 + active.nbytes if self.max_memory is not None else 0
+
+        def check(count):
+            check_memory(held + ROW_BYTES * count, f"the violated triangles found by the "
+                         f"support scan on {n} nodes ({count})", self.max_memory)
+
+        if self.remote is not None:
+            return self.remote(st.pi, st.pj, x, n, bulk, st.table, csr, self.add_tol, check,
+                               stop)
         none = np.empty((0, 4), dtype=np.int32)
         count, worst = scan_support(st.pi, st.pj, x, n, bulk, *st.table, *csr, self.add_tol,
                                     none)
-        held = 8 * st.nvar * 14 + active.nbytes if self.max_memory is not None else 0
-        check_memory(held + ROW_BYTES * count, f"the violated triangles found by the support "
-                                               f"scan on {n} nodes ({count})", self.max_memory)
+        check(count)
         rows = np.empty((count, 4), dtype=np.int32)
         scan_support(st.pi, st.pj, x, n, bulk, *st.table, *csr, self.add_tol, rows)
-        del csr
+        return rows, worst
+
+    def __call__(self, x, active, stop=None):
+        st = self.st
+        n = st.n
+        # the dense mode's pass schedule: passes until they have done a full scan's
+        # work (in practice until they converge, or 1000), whatever the scan cost
+        self.last_work = n * (n - 1) * (n - 2) / 6
+        found = self._scan(x, active, stop)
+        if found is None:
+            return None
+        rows, worst = found
+        count = rows.shape[0]
         missing = np.unique(missing_pairs(rows, n, *st.table))
         if missing.size:  # bulk pairs join the run first
             st.grow(missing)
@@ -210,6 +228,8 @@ class SupportScanner:
 
 class SupportStrategy(ProjectForgetStrategy):
     """Project-forget's strategy over the run's pairs (module docstring)."""
+
+    remote = None  # the cluster's scan (:class:`._dask_support.DaskSupportScan`), if any
 
     def stage_x(self):
         return self.st.point()
@@ -263,6 +283,10 @@ class SupportStrategy(ProjectForgetStrategy):
         write_checkpoint(self.checkpoint, st, self.active, dict(self.counters, raised=st.raised),
                          self.problem, self.digest, extra=dict(pi=st.pi, pj=st.pj))
 
+    def close(self):
+        if self.remote is not None:
+            self.remote.close()
+
     def answer(self, status, loop, lp_stage, final):
         ans = super().answer(status, loop, lp_stage, final)
         ans.fields["support_pairs"] = int(self.st.nvar)
@@ -293,10 +317,6 @@ def drive_support(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, pa
     entered = time.perf_counter()
     import numba
 
-    if scheduler is not None:
-        raise InvalidParameterError(
-            "a scheduler runs the shortest-path oracle of sparse (MET(G)) problems; the "
-            "support scan of the support-sized layout stays local")
     nthreads = numba.get_num_threads() if threads is None else min(
         int(threads), numba.config.NUMBA_NUM_THREADS)
     need = estimate_support_memory(problem)
@@ -310,7 +330,12 @@ def drive_support(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, pa
     if resume is not None:
         meta, active = read_support_checkpoint(resume, st, problem, digest)
         resumed_counters(counters, meta, resume)
-    scanner = SupportScanner(st, 0.01 * float(tol), max_memory)
+    remote = None
+    if scheduler is not None:
+        from ._dask_support import DaskSupportScan
+
+        remote = DaskSupportScan(scheduler)
+    scanner = SupportScanner(st, 0.01 * float(tol), max_memory, remote)
     strategy = SupportStrategy(
         problem, st, oracle=None, scanner=scanner, active=active, counters=counters,
         passes=PASSES if passes is None else passes, tol=tol, checkpoint=checkpoint,
@@ -318,6 +343,7 @@ def drive_support(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, pa
     lp_stage = LPStage(problem, tol=tol, gap_tol=gap_tol, polish=polish,
                        gamma_growth=gamma_growth, threads=nthreads, max_memory=max_memory)
     strategy.floor = lp_stage.floor
+    strategy.remote = remote
     return iterate(strategy, problem, lp_stage, counters, tol=tol, gap_tol=gap_tol,
                    max_iter=max_iter, time_limit=time_limit, callback=callback,
                    threads=nthreads, checkpoint=checkpoint, checkpoint_every=checkpoint_every,

@@ -119,9 +119,10 @@ OPTIONS = (
                            "to the constraints holding a positive dual exactly and certify it "
                            "from its LP dual."),
     opt.GAMMA_GROWTH,
-    opt.SCHEDULER.replace(doc="Sparse problems (MET(G)) only: run the shortest-path oracle "
-                              "on this Dask cluster (a scheduler address such as "
-                              "tcp://host:8786, or a client)."),
+    opt.SCHEDULER.replace(doc="Sparse problems (MET(G)) and the support-sized layout: run "
+                              "the shortest-path oracle or the support scan on this Dask "
+                              "cluster (a scheduler address such as tcp://host:8786, or a "
+                              "client)."),
 )
 
 
@@ -197,11 +198,12 @@ def solve_project_forget(problem, *, gamma, lam, tol, gap_tol, max_iter, time_li
         (exact regularisation: beyond some ``gamma`` the QP solution is an LP
         solution). ``gamma`` stops growing at ``1e8``.
     scheduler : str, distributed.Client or None
-        Sparse problems (MET(G)) only: run the shortest-path oracle on this Dask cluster
-        (a scheduler address such as ``tcp://host:8786``, or a client). The graph is
-        sent to the workers once, ``x`` once per oracle call; the projections stay
-        here. The cycles found, and so the result, are those of a local run
-        (:mod:`._dask_oracle`).
+        Sparse problems (MET(G)) and the support-sized layout: run the shortest-path
+        oracle, or the support scan, on this Dask cluster (a scheduler address such as
+        ``tcp://host:8786``, or a client). The graph is sent to the workers once (the
+        run pairs once per call), ``x`` once per oracle call; the projections and the
+        polish stay here. The rows found, and so the result, are those of a local run
+        (:mod:`._dask_oracle`, :mod:`._dask_support`).
 
     Returns
     -------

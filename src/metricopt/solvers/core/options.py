@@ -414,8 +414,9 @@ CHECK_EVERY = Option("check_every", "int", low=1,
                      doc="Iterations between full O(n^3) violation checks.")
 SCHEDULER = Option("scheduler", "any", flag="--scheduler", metavar="ADDRESS",
                    doc="Dask scheduler (tcp://host:8786) that runs project-forget's "
-                       "shortest-path oracle on sparse signed or weighted graphs; the result "
-                       "is that of a local run.")
+                       "shortest-path oracle on sparse signed or weighted graphs, or its "
+                       "support scan (support-sized layout); the result is that of a local "
+                       "run.")
 
 #: The common declarations by name, in the order of the command line's flags.
 COMMON = _by_name((GAMMA, LAM, TOL, GAP_TOL, MAX_ITER, TIME_LIMIT, THREADS, SEED, MAX_MEMORY,
