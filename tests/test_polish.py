@@ -198,3 +198,31 @@ def test_layout_movers_match_the_index(n):
         assert np.array_equal(got, want)
         assert np.array_equal(L.diagonal_to_packed(got, n, np.empty_like(a)), a)
     assert np.array_equal(L.diagonal_positions_to_packed(np.arange(idx.size), n), _to_packed(n))
+
+
+def test_polish_cut_by_the_clock_keeps_its_best_bound(karate, monkeypatch):
+    """Every round's relaxation bounds the full LP: a polish whose third round is cut by
+    the time limit (inside HiGHS) reports the bound of round 2."""
+    from metricopt.solvers.core import polish as polish_module
+
+    problem = build_problem("cc", karate)
+    exact = _exact(problem)
+    empty = ActiveRows(triangles=np.zeros((0, 3), dtype=np.int64))
+    rounds = []
+    full = polish(problem, empty, tol=1e-9, callback=lambda *a: rounds.append(a[0]))
+    assert full["status"] == Status.OPTIMAL and len(rounds) > 3
+    two = polish(problem, empty, tol=1e-9, max_rounds=2)
+    solve_round = polish_module._solve
+    calls = []
+
+    def cut_third(rm, tol, gap_tol, deadline):
+        calls.append(1)
+        if len(calls) == 3:
+            return Status.LIMIT, "Time limit reached.", None, float("nan")
+        return solve_round(rm, tol, gap_tol, deadline)
+
+    monkeypatch.setattr(polish_module, "_solve", cut_third)
+    cut = polish(problem, empty, tol=1e-9)
+    assert cut["status"] == Status.LIMIT and cut["rounds"] == 2
+    assert cut["lower_bound"] is not None
+    assert cut["lower_bound"] == two["lower_bound"] <= exact * (1 + 1e-12)
