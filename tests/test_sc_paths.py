@@ -91,12 +91,43 @@ def test_project_forget_ends_sparsest_cut_by_the_path_repair():
     holds; the repair by shortest paths ends the stage with an exactly feasible x."""
     p = _sc(nx.barabasi_albert_graph(100, 2, seed=1))
     exact = solve(p, method="highs-lazy")
-    res = solve(p, method="project-forget", gap_tol=1e-2)
+    res = solve(p, method="project-forget", gap_tol=1e-2, polish=False)
     assert res.status == Status.OPTIMAL, res.message
     assert "repaired by shortest paths" in res.message
     assert res.max_violation <= 1e-12
     assert res.lower_bound <= exact.fun * (1 + 1e-9) <= res.fun * (1 + 1e-9)
     assert res.gap <= 1e-2
+
+
+@pytest.mark.parametrize("method", ["project-forget", "dykstra"])
+def test_projection_methods_polish_sparsest_cut_from_its_path_rows(method):
+    """The stalled QP stage hands over to the path rows' LP (:func:`polish_paths`): the
+    exact LP at gap_tol 1e-4, where project-forget alone stopped at its call limit."""
+    p = _sc(nx.barabasi_albert_graph(100, 2, seed=1))
+    assert 0 < _sc_paths.polish_rows(p) <= _sc_paths.MAX_POLISH_ROWS
+    exact = solve(p, method="highs-lazy")
+    res = solve(p, method=method, gap_tol=1e-4)
+    assert res.status == Status.OPTIMAL, res.message
+    assert res.max_violation <= 1e-12
+    assert res.fun == pytest.approx(exact.fun, rel=1e-9)
+    assert res.lower_bound <= exact.fun * (1 + 1e-9)
+    assert res["polish_rounds"] == 1
+    assert "x from the LP on the path rows" in res.message
+
+
+def test_polish_paths_is_the_exact_lp_with_a_certified_bound():
+    from metricopt.solvers.core.polish import polish_paths
+
+    p = _sc(nx.barabasi_albert_graph(60, 2, seed=3))
+    exact = solve(p, method="highs-lazy")
+    res = polish_paths(p, tol=1e-9, gap_tol=1e-8)
+    assert res["status"] == Status.OPTIMAL and res["rounds"] == 1
+    assert p.max_violation(res["x"]) <= 1e-12
+    assert p.objective_value(res["x"]) == pytest.approx(exact.fun, rel=1e-9)
+    assert res["lower_bound"] <= exact.fun * (1 + 1e-9)
+    assert res["lower_bound"] == pytest.approx(exact.fun, rel=1e-8)
+    assert polish_paths(p, tol=1e-9, max_memory=1000) == dict(
+        skipped=polish_paths(p, tol=1e-9, max_memory=1000)["skipped"])
 
 
 def test_the_lazy_memory_estimate_counts_the_path_rows(monkeypatch):

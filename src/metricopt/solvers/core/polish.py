@@ -34,7 +34,7 @@ from ...result import Status
 from .exact_lp import RestrictedModel, model_bytes
 from .separation import Separator
 
-__all__ = ["ActiveRows", "polish", "polish_rows"]
+__all__ = ["ActiveRows", "polish", "polish_paths", "polish_rows"]
 
 #: The polish starts from at most this many of the strongest active rows per column of
 #: the restricted LP (a basic optimum has at most one row with a nonzero dual per
@@ -293,3 +293,59 @@ def _solve(rm, tol, gap_tol, deadline):
         rm.algorithm = "ipm"
         return _solve(rm, tol, gap_tol, deadline)
     return rm.solve(deadline)
+
+
+def polish_paths(problem, *, tol, gap_tol=1e-4, deadline=None, threads=None, max_memory=None):
+    """Sparsest cut's polish: the LP on its path rows, then the exact repair by shortest
+    paths (:mod:`.._sc_paths`).
+
+    The path rows hold the LP's optimum (the lemma of :mod:`.._sc_paths`), so one solve
+    (HiGHS's interior-point method with crossover, every pair a column, the sum row)
+    gives the LP optimum and its dual the certified bound; the shortest-path metric of
+    its edge values makes ``x`` feasible to round-off at no higher cost. Separated
+    triangle rows, the polish of the other problems, needed more than 30 rounds here
+    (jazz, USAir97). Used by :class:`.stage.LPStage` when
+    :func:`.._sc_paths.polish_rows` allows it.
+
+    Returns
+    -------
+    dict
+        As :func:`polish` (``rounds`` is 1), or None with ``skipped`` when the model does
+        not fit in half the memory allowed.
+    """
+    from ..._memory import available_memory, format_bytes
+    from .. import _sc_paths
+    from . import lp_matrix as lpm
+
+    t0 = time.perf_counter()
+    rows = _sc_paths.path_rows(problem)
+    cols = problem.n_variables
+    need = model_bytes("ipm", len(rows) + 1, 3 * len(rows) + cols, cols)
+    budget = available_memory() if max_memory is None else max_memory
+    if budget is not None and need > budget / 2:
+        return dict(skipped=f"the path rows' LP needs about {format_bytes(need)}")
+    rm = RestrictedModel(problem, dict(verbose=False, seed=0, tol=1e-9, threads=threads),
+                         algorithm="ipm")
+    rm.add_blocks([lpm.triangle_rows(rows)])
+    h = rm.model.h
+    h.setOptionValue("run_crossover", "on")
+    h.setOptionValue("ipm_optimality_tolerance", max(min(1e-8, 0.01 * gap_tol), 1e-10))
+    out = dict(status=Status.LIMIT, x=None, lower_bound=None, bound_details={},
+               max_violation=np.inf, rounds=0, rows=int(rm.model.n_rows),
+               columns=int(rm.n_cols), lp_algorithm="ipm", message="")
+    status, message, x, _ = rm.solve(deadline)
+    if status == Status.OPTIMAL and x is not None:
+        out["rounds"] = 1
+        out["lower_bound"], out["bound_details"] = rm.certified_bound()
+        xr = _sc_paths.repair_by_paths(problem, x)
+        if xr is None:
+            out.update(status=Status.NUMERICAL, x=x, max_violation=problem.max_violation(x),
+                       message="path rows solved; the repair by shortest paths failed")
+        else:
+            out.update(status=Status.OPTIMAL, x=xr, max_violation=problem.max_violation(xr),
+                       message=f"{len(rows)} path rows solved; x repaired by shortest paths")
+    else:
+        out["status"] = Status.LIMIT if status == Status.LIMIT else Status.NUMERICAL
+        out["message"] = f"path rows' LP: {message}"
+    out["seconds"] = time.perf_counter() - t0
+    return out

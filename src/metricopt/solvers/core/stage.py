@@ -77,8 +77,10 @@ class LPStage:
         Largest violation and certified LP gap of an ``optimal`` answer.
     polish : bool or "auto"
         Try the active-set LP polish (:mod:`.polish`) when the certificate misses
-        ``gap_tol``; ``"auto"``: when the restricted LP fits in memory, except for
-        problems with a sum row (sparsest cut), where gamma growth is faster.
+        ``gap_tol``; ``"auto"``: when the restricted LP fits in memory. Problems with a
+        sum row (sparsest cut) solve their path rows instead, where the lemma of
+        :mod:`.._sc_paths` applies and they are few (:func:`.._sc_paths.polish_rows`);
+        otherwise gamma growth alone closes their gap.
     gamma_growth : float
         Factor of the next stage's ``gamma`` when neither closes the gap.
     threads, max_memory : int or None
@@ -88,12 +90,14 @@ class LPStage:
                  threads=None, max_memory=None):
         self.problem = problem
         self.tol, self.gap_tol = float(tol), float(gap_tol)
-        # "auto" leaves out problems with the row sum(x) = n (sparsest cut): there the
-        # restricted LP needed more than 30 separation rounds (jazz, USAir97) while
-        # gamma growth reaches a certified gap of 1e-5 in a few hundred passes
+        # problems with the row sum(x) = n (sparsest cut): the restricted LP needed more
+        # than 30 separation rounds (jazz, USAir97), so their polish solves the path rows
+        # (:func:`.polish.polish_paths`), and "auto" tries it only where they are few
         self.polish = polish if problem.objective != "l2" else False
-        if polish == "auto" and problem.sum_value is not None:
-            self.polish = False
+        if self.polish and problem.sum_value is not None:
+            from .. import _sc_paths
+
+            self.polish = _sc_paths.polish_rows(problem) > 0
         self.growth = float(gamma_growth)
         self.threads, self.max_memory = threads, max_memory
         self.best_bound = None
@@ -160,19 +164,27 @@ class LPStage:
         """
         if not self.may_polish(gamma):
             return False
-        from .polish import polish, polish_rows
+        from .polish import polish, polish_paths, polish_rows
 
         self._tried.add(gamma)
-        every = active()
-        rows, why = polish_rows(self.problem, every, self.max_memory)
-        if rows is None:
-            self.polishes.append(dict(skipped=why, gamma=gamma))
-            return False
-        res = polish(self.problem, rows, tol=self.tol, gap_tol=self.gap_tol,
-                     deadline=deadline, threads=self.threads)
+        if self.problem.sum_value is not None:
+            res = polish_paths(self.problem, tol=self.tol, gap_tol=self.gap_tol,
+                               deadline=deadline, threads=self.threads,
+                               max_memory=self.max_memory)
+            if "skipped" in res:
+                self.polishes.append(dict(skipped=res["skipped"], gamma=gamma))
+                return False
+        else:
+            every = active()
+            rows, why = polish_rows(self.problem, every, self.max_memory)
+            if rows is None:
+                self.polishes.append(dict(skipped=why, gamma=gamma))
+                return False
+            res = polish(self.problem, rows, tol=self.tol, gap_tol=self.gap_tol,
+                         deadline=deadline, threads=self.threads)
+            res["active_rows"] = every.n_rows
+            res["start_rows"] = rows.n_rows
         res["gamma"] = gamma
-        res["active_rows"] = every.n_rows
-        res["start_rows"] = rows.n_rows
         self.polishes.append({k: v for k, v in res.items() if k not in ("x",)})
         self.offer_bound(res["lower_bound"], res["bound_details"], "lp_polish")
         if res["status"] != Status.OPTIMAL:
