@@ -54,23 +54,53 @@ def test_repair_is_feasible_and_no_costlier_on_path_feasible_points():
         assert p.objective_value(xm) <= p.objective_value(xr) * (1 + 1e-12)
 
 
+def _full_lp_value(p):
+    """The LP on every triangle row, built here and solved by scipy (the oracle)."""
+    from itertools import combinations
+
+    from scipy.optimize import linprog
+    from scipy.sparse import coo_matrix
+
+    from metricopt.problems._pairs import pair_index
+
+    rows, cols, vals = [], [], []
+    r = 0
+    for i, j, k in combinations(range(p.n), 3):
+        a, b, c = (int(pair_index(u, v, p.n)) for u, v in ((i, j), (i, k), (j, k)))
+        for long, s1, s2 in ((a, b, c), (b, a, c), (c, a, b)):
+            rows += [r, r, r]
+            cols += [long, s1, s2]
+            vals += [1.0, -1.0, -1.0]
+            r += 1
+    a_ub = coo_matrix((vals, (rows, cols)), shape=(r, p.n_variables))
+    res = linprog(np.asarray(p.cost), A_ub=a_ub, b_ub=np.zeros(r),
+                  A_eq=np.ones((1, p.n_variables)), b_eq=[p.sum_value], bounds=(0, None),
+                  method="highs")
+    assert res.status == 0
+    return float(res.fun) + float(p.constant)
+
+
+@pytest.mark.parametrize("method", ["highs-lazy", "highs"])
 @pytest.mark.parametrize("index", range(5))
-def test_path_start_gives_the_full_lp_optimum(index):
+def test_path_rows_give_the_full_lp_optimum(index, method):
     g = list(_random_graphs())[index]
-    full = solve(_sc(g), method="highs", lp_algorithm="simplex")
-    lazy = solve(_sc(g), method="highs-lazy")
-    assert full.status == lazy.status == Status.OPTIMAL, lazy.message
-    assert lazy.nit == 1
-    assert lazy.fun == pytest.approx(full.fun, rel=1e-8)
-    assert lazy.lower_bound <= full.fun * (1 + 1e-9)
-    assert lazy.max_violation <= 1e-9
+    p = _sc(g)
+    full = _full_lp_value(p)
+    res = solve(p, method=method)
+    assert res.status == Status.OPTIMAL, res.message
+    assert res.nit == 1 or method == "highs"
+    assert res.n_rows <= _sc_paths.count_path_rows(p) + 1 < 3 * (p.n * (p.n - 1) * (p.n - 2) // 6)
+    assert res.fun == pytest.approx(full, rel=1e-8)
+    assert res.lower_bound <= full * (1 + 1e-9)
+    assert res.max_violation <= 1e-9
 
 
+@pytest.mark.parametrize("method", ["highs-lazy", "highs"])
 @pytest.mark.parametrize("graph", ["karate", "dolphins"])
-def test_path_start_matches_the_recorded_exact_lp(graph):
+def test_path_start_matches_the_recorded_exact_lp(graph, method):
     exact = BUNDLED_EXACT[("sc", graph)].value
-    res = solve(bundled_problem("sc", graph), method="highs-lazy")
-    assert res.status == Status.OPTIMAL and res.nit == 1
+    res = solve(bundled_problem("sc", graph), method=method)
+    assert res.status == Status.OPTIMAL and (res.nit == 1 or method == "highs")
     assert abs(res.fun - exact) <= 1e-8 * exact
     assert res.lower_bound <= exact * (1 + 1e-9)
 

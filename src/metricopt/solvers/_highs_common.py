@@ -129,6 +129,13 @@ def estimate_memory(problem, *, lp_algorithm="auto", lazy=False):
             round_rows, round_nnz = fam_rows, fam_nnz
             workspace = 40 * fam_rows
         return model_bytes(algorithm, rows + round_rows, nnz + round_nnz, cols) + workspace
+    if algorithm != "qp" and problem.sum_value is not None and problem.structure == "dense":
+        from ._sc_paths import applies, count_path_rows
+
+        if applies(problem):  # highs solves sparsest cut's path rows (and repairs by paths)
+            n_x, paths = problem.n_variables, count_path_rows(problem)
+            return (model_bytes(algorithm, paths + 1, 3 * paths + n_x, n_x)
+                    + 8 * problem.n ** 2 + 64 * n_x)
     nullspace = size["cols"] if algorithm == "qp" else 0
     block = 40 * min(size["rows"], lpm.DEFAULT_BLOCK_ROWS)
     return model_bytes(algorithm, size["rows"], size["nonzeros"], size["cols"],

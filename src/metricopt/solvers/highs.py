@@ -13,6 +13,7 @@ import numpy as np
 from .._memory import check_memory
 from ..problems._pairs import n_pairs
 from ..result import Status
+from . import _sc_paths
 from ._base import Solver
 from ._highs_common import (
     _REFERENCES,
@@ -35,8 +36,11 @@ __all__ = ["HighsSolver", "estimate_memory"]
 class HighsSolver(Solver):
     """The exact LP/QP optimum from HiGHS with every constraint row built up front.
 
-    Dense problems get all ``3 * C(n, 3)`` triangle rows; cluster deletion its triangle
-    (three orientations) and open-wedge rows. A dense problem given by its rows (the
+    Dense problems get all ``3 * C(n, 3)`` triangle rows, except sparsest cut on a
+    connected graph: its path rows ``x_ij <= x_ik + x_kj`` over the edges ``(k, j)`` (at
+    most ``2 m n``) hold the same optimum and its answer is repaired by shortest paths
+    (:mod:`._sc_paths`), so the LP is the full one, smaller. Cluster deletion gets its
+    triangle (three orientations) and open-wedge rows. A dense problem given by its rows (the
     open-wedge relaxation of correlation clustering, ``MetricProblem.rows``) gets those
     rows and columns only for the pairs they touch (the other pairs sit at their targets,
     as in ``highs-lazy``). A sparse problem (the cycle inequalities
@@ -180,6 +184,11 @@ class HighsSolver(Solver):
             check_memory(need, f"{_memory_text(problem, self.name)}: the model of its "
                          f"{len(problem.rows):,} rows", opts["max_memory"])
             return _solve_rows(problem, opts, algorithm, start, deadline, need)
+        if algorithm != "qp" and _sc_paths.applies(problem):
+            rows = _sc_paths.path_rows(problem)
+            check_memory(need, f"{_memory_text(problem, self.name)}: the model of its "
+                         f"{len(rows):,} path rows", opts["max_memory"])
+            return _solve_rows(problem, opts, algorithm, start, deadline, need, rows)
         size = lpm.model_size(problem)
         check_memory(need, f"{_memory_text(problem, self.name)}: the full model has {size['rows']:,} rows "
                      f"and {size['nonzeros']:,} nonzeros, which", opts["max_memory"])
@@ -233,21 +242,27 @@ class HighsSolver(Solver):
         )
 
 
-def _solve_rows(problem, opts, algorithm, start, deadline, need):
-    """``highs`` on a dense problem given by its rows (the open-wedge relaxation): one
-    model with every row and columns only for the pairs they touch; the other pairs sit
-    at their targets, where their terms are 0 (:class:`~.core.exact_lp.RestrictedModel`)."""
+def _solve_rows(problem, opts, algorithm, start, deadline, need, paths=None):
+    """``highs`` on a dense problem given by its rows (the open-wedge relaxation), or on
+    sparsest cut's ``paths`` rows: one model with every row and columns only for the
+    pairs they touch; the other pairs sit at their targets, where their terms are 0
+    (:class:`~.core.exact_lp.RestrictedModel`; sparsest cut has every pair and its sum
+    row). The path rows hold the LP's optimum and the answer is repaired by shortest
+    paths (:mod:`._sc_paths`), so it is the whole LP's."""
     from .core import lp_matrix as lpm
 
     tol = opts["tol"]
     model = RestrictedModel(problem, opts, algorithm)
     model.model.h.setOptionValue("presolve", "choose")
-    model.add_blocks([lpm.triangle_rows(problem.rows)])
+    model.add_blocks([lpm.triangle_rows(problem.rows if paths is None else paths)])
     build_seconds = time.perf_counter() - start
     if opts["max_iter"] is not None:
         for name in ("simplex", "ipm", "pdlp"):
             model.model.h.setOptionValue(f"{name}_iteration_limit", int(opts["max_iter"]))
     status, message, x, value = model.solve(deadline)
+    if paths is not None and x is not None:
+        repaired = _sc_paths.repair_by_paths(problem, x)
+        x = x if repaired is None else repaired
     fun = problem.objective_value(x) if x is not None else math.nan
     max_violation = problem.max_violation(x) if x is not None else math.nan
     lower_bound, certificate = model.certified_bound()
