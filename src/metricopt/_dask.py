@@ -1,8 +1,14 @@
-"""Connecting to a Dask distributed scheduler, for batch runs and the cluster oracle."""
+"""Connecting to a Dask distributed scheduler, for batch runs and the cluster oracles."""
+
+import time
 
 from .exceptions import InputError, InvalidParameterError
 
-__all__ = ["connect"]
+__all__ = ["connect", "gather_unless_stopped", "POLL_SECONDS"]
+
+#: How often :func:`gather_unless_stopped` asks its ``stop`` (seconds; a wait, it
+#: changes no answer).
+POLL_SECONDS = 0.05
 
 
 def connect(scheduler):
@@ -38,3 +44,21 @@ def connect(scheduler):
         return Client(scheduler, timeout="30s"), True
     except (OSError, TimeoutError, ValueError) as exc:
         raise InputError(f"cannot connect to the Dask scheduler at {scheduler}: {exc}") from None
+
+
+def gather_unless_stopped(client, futures, stop):
+    """The results of ``futures``, or None when ``stop()`` turned true first.
+
+    ``stop`` (callable or None) is asked every :data:`POLL_SECONDS` while the tasks run;
+    the futures are cancelled either way (a stopped call leaves nothing running).
+    """
+    try:
+        while stop is not None:
+            if stop():
+                return None
+            if all(f.done() for f in futures):
+                break
+            time.sleep(POLL_SECONDS)
+        return client.gather(futures)
+    finally:
+        client.cancel(futures)

@@ -13,8 +13,6 @@ Each task runs the kernel on its own thread
 task threads, so a worker with several threads never runs two threaded scans at once.
 """
 
-import time
-
 import numpy as np
 
 from ._cycle_search import concat_cycles, search_cycles
@@ -24,9 +22,6 @@ __all__ = ["DaskCycleSearch", "search_share"]
 #: Shares per worker thread: enough that a slow share (a hub's searches) does not leave
 #: the other threads idle at the end of a call.
 SHARES_PER_THREAD = 4
-#: How often a call asks its ``stop`` while the shares run (seconds; a wait, it changes
-#: no answer).
-POLL_SECONDS = 0.05
 
 
 def search_share(graph, x, edges, add_tol, accept=0.0):
@@ -75,23 +70,22 @@ class DaskCycleSearch:
     def __call__(self, x, add_tol, accept=0.0, stop=None):
         """``(off, mem, worst)`` over all sources, shares in order (not yet canonical).
 
-        ``stop`` (callable or None) is asked every :data:`POLL_SECONDS` while the shares
-        run; when true the call's tasks are cancelled and None is returned.
+        ``stop`` (callable or None) is asked while the shares run
+        (:func:`metricopt._dask.gather_unless_stopped`); when true the call's tasks are
+        cancelled and None is returned.
         """
+        from .._dask import gather_unless_stopped
+
         xf = self.client.scatter(np.ascontiguousarray(x, dtype=np.float64), broadcast=True,
                                  hash=False)
         futures = [self.client.submit(search_share, self.graph, xf, share, float(add_tol),
                                       float(accept), pure=False) for share in self.shares]
         try:
-            while stop is not None:
-                if stop():
-                    return None
-                if all(f.done() for f in futures):
-                    break
-                time.sleep(POLL_SECONDS)
-            parts = self.client.gather(futures)
+            parts = gather_unless_stopped(self.client, futures, stop)
         finally:
-            self.client.cancel(futures + [xf])
+            self.client.cancel([xf])
+        if parts is None:
+            return None
         off, mem = concat_cycles((p[0], p[1]) for p in parts)
         self.last_bytes = int(off.nbytes + mem.nbytes)
         return off, mem, float(max((p[2] for p in parts), default=0.0))

@@ -14,17 +14,12 @@ the rows against the memory allowance, then the shares fill their rows. Projecti
 forgetting stay on the client.
 """
 
-import time
-
 import numpy as np
 
 __all__ = ["DaskSupportScan", "scan_share", "work_ranges"]
 
 #: Shares per worker thread (a share with a hub's wedges does not leave the others idle).
 SHARES_PER_THREAD = 4
-#: How often a call asks its ``stop`` while the shares run (seconds; a wait, it changes
-#: no answer).
-POLL_SECONDS = 0.05
 
 
 def work_ranges(indptr, nodes, k):
@@ -81,19 +76,12 @@ class DaskSupportScan:
         self.threads = max(1, sum(self.client.nthreads().values()))
 
     def _run(self, data, n, bulk, tol, shares, counts, stop):
+        from .._dask import gather_unless_stopped
+
         futures = [self.client.submit(scan_share, data, n, bulk, tol, lo, hi, listed,
                                       None if counts is None else counts[s], pure=False)
                    for s, (lo, hi, listed) in enumerate(shares)]
-        try:
-            while stop is not None:
-                if stop():
-                    return None
-                if all(f.done() for f in futures):
-                    break
-                time.sleep(POLL_SECONDS)
-            return self.client.gather(futures)
-        finally:
-            self.client.cancel(futures)
+        return gather_unless_stopped(self.client, futures, stop)
 
     def __call__(self, pi, pj, x, n, bulk, table, csr, tol, check=None, stop=None):
         """The rows and the largest violation of a support scan, as the local scan finds
