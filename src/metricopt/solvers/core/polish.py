@@ -310,7 +310,7 @@ def polish_paths(problem, *, tol, gap_tol=1e-4, deadline=None, threads=None, max
     Returns
     -------
     dict
-        As :func:`polish` (``rounds`` is 1), or None with ``skipped`` when the model does
+        As :func:`polish` (``rounds`` is 1); only ``skipped`` (why) when the model does
         not fit in half the memory allowed.
     """
     from ..._memory import available_memory, format_bytes
