@@ -10,6 +10,7 @@ from metricopt.exceptions import ConvergenceWarning, InputError
 from metricopt.result import Status
 from metricopt.solvers.core.driver import STALL_CHECKS, Measure, ProgressWatch
 from metricopt.solvers.core.result import complete
+from metricopt.solvers.core.stage import POLISH_GAMMA, LPStage
 
 
 def _full(viol, gap):
@@ -62,6 +63,30 @@ def test_a_stalled_stage_is_polished_to_the_exact_lp():
     assert res["status"] == Status.OPTIMAL, res["message"]
     assert res["polish_rounds"] > 0
     assert res["max_violation"] <= 1e-8 and res["gap"] <= 1e-6
+
+
+def test_a_stalled_stage_of_small_gamma_grows_before_the_polish():
+    # the polish starts from the active rows of a stage with gamma >= POLISH_GAMMA
+    problem = metricopt.build_problem("cc", metricopt.read_graph("dolphins"))
+    res = metricopt.solve(problem, method="project-forget", tol=1e-8, gap_tol=1e-6,
+                          threads=1, gamma=1.0)
+    assert res["status"] == Status.OPTIMAL, res["message"]
+    polishes = res["polish"]
+    waits = [p for p in polishes if "waits for gamma" in p.get("skipped", "")]
+    ran = [p for p in polishes if "skipped" not in p]
+    assert waits and waits[0]["gamma"] == 1.0
+    assert ran and all(p["gamma"] >= POLISH_GAMMA for p in ran)
+
+
+def test_grow_before_polish_only_below_polish_gamma():
+    cc = metricopt.build_problem("cc", metricopt.read_graph("karate"))
+    stage = LPStage(cc, tol=1e-4, gap_tol=1e-4)
+    assert stage.grow_before_polish(1.0) == 10.0
+    assert stage.grow_before_polish(POLISH_GAMMA) is None
+    assert LPStage(cc, tol=1e-4, gap_tol=1e-4, polish=False).grow_before_polish(1.0) is None
+    # sparsest cut's polish solves its path rows, whatever the active rows are
+    sc = metricopt.build_problem("sc", metricopt.read_graph("karate"))
+    assert LPStage(sc, tol=1e-4, gap_tol=1e-4).grow_before_polish(1.0) is None
 
 
 @pytest.fixture(scope="module")

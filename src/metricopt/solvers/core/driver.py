@@ -277,7 +277,8 @@ def step_stage(strategy, lp_stage, problem, m, *, tol, gap_tol, deadline, final,
     the QP gap within ``gap_tol``, or when the strategy derives a point that is
     (:meth:`Strategy.candidate`); then :meth:`.stage.LPStage.finish` certifies it, polishes
     or grows ``gamma``. The polish is tried before that when the stage's progress has
-    stalled (``watch``, :class:`ProgressWatch`), whatever ``tol`` and ``gap_tol`` are, and,
+    stalled (``watch``, :class:`ProgressWatch`), whatever ``tol`` and ``gap_tol`` are (a
+    stage below :data:`.stage.POLISH_GAMMA` first grows ``gamma``), and,
     for strategies with ``early_polish``, as soon as the QP gap is below
     :data:`.stage.POLISH_QP_GAP`.
     """
@@ -291,8 +292,11 @@ def step_stage(strategy, lp_stage, problem, m, *, tol, gap_tol, deadline, final,
     stalled = watch is not None and watch.stalled(gamma, m)
     if m.full and not stage_done and lp_stage.may_polish(gamma) and (
             stalled or (m.qp_gap <= POLISH_QP_GAP and strategy.early_polish)):
-        # the active rows are known long before the QP converges
-        out.done = lp_stage.try_polish(strategy.active_rows, deadline, gamma)
+        # the active rows are known long before the QP converges; a stalled stage of a
+        # small gamma first grows it (its active rows are far from the LP's)
+        out.next_gamma = lp_stage.grow_before_polish(gamma) if stalled else None
+        if out.next_gamma is None:
+            out.done = lp_stage.try_polish(strategy.active_rows, deadline, gamma)
     elif stage_done:
         x_stage = strategy.stage_x() if out.candidate is None else out.candidate.x
         out.done, out.next_gamma = lp_stage.finish(
