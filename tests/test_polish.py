@@ -7,7 +7,7 @@ from metricopt import build_problem, read_graph, solve
 from metricopt.result import Status
 from metricopt.solvers import _active_kernels as A
 from metricopt.solvers import _layouts as L
-from metricopt.solvers.core.polish import ActiveRows, polish
+from metricopt.solvers.core.polish import ActiveRows, polish, shift_to_feasible
 from naive_active import dense_active_triangles, sparse_active_triangles
 
 
@@ -226,3 +226,51 @@ def test_polish_cut_by_the_clock_keeps_its_best_bound(karate, monkeypatch):
     assert cut["status"] == Status.LIMIT and cut["rounds"] == 2
     assert cut["lower_bound"] is not None
     assert cut["lower_bound"] == two["lower_bound"] <= exact * (1 + 1e-12)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("kind,params", [("cc", {}), ("cc", {"weights": "unit"}), ("cd", {}),
+                                         ("mn", {"p": 1}), ("cc", {"layout": "support"})])
+def test_shift_to_feasible_meets_every_row(karate, kind, params, seed):
+    """The move towards the constant point ``s 1`` by ``theta = v / (v + s)`` leaves no
+    row violated (triangles, cycles, wedges, bounds), whatever the point."""
+    from metricopt.problems.support import SupportPoint
+
+    problem = build_problem(kind, karate, **params)
+    rng = np.random.default_rng(seed)
+    top = 3.0 if kind == "mn" else 1.0
+    if problem.structure == "support":
+        x = SupportPoint(problem.n, problem.pairs, rng.uniform(0, top, len(problem.pairs)),
+                         1.0)
+    else:
+        x = rng.uniform(0, top, problem.n_variables)
+    v = float(problem.max_violation(x))
+    assert v > 0.1  # a random point is far from feasible
+    xs, theta = shift_to_feasible(problem, x, v)
+    values = xs.values if problem.structure == "support" else xs
+    s = 1.0 if kind != "mn" else max(1.0, float(np.max(x)))
+    assert theta == pytest.approx(v / (v + s))
+    assert problem.max_violation(xs) <= 1e-12
+    assert values.min() >= problem.lower and values.max() <= problem.upper
+
+
+def test_shift_to_feasible_refuses_a_sum_row(karate):
+    sc = build_problem("sc", karate)
+    assert shift_to_feasible(sc, np.ones(sc.n_variables), 0.1) is None
+
+
+def test_polish_ends_by_the_shift_when_that_meets_the_gap():
+    """A restricted optimum that misses tol but whose shifted point meets gap_tol ends the
+    polish: exactly feasible, its cost within gap_tol of the round's certified bound."""
+    problem = build_problem("cc", read_graph("dolphins"), weights="unit")
+    empty = ActiveRows(triangles=np.zeros((0, 3), dtype=np.int64))
+    exact = polish(problem, empty, tol=1e-9, gap_tol=1e-4)
+    loose = polish(problem, empty, tol=1e-9, gap_tol=0.5)
+    assert exact["status"] == loose["status"] == Status.OPTIMAL
+    assert "shift" not in exact and 0 < loose["shift"] < 1
+    assert loose["rounds"] < exact["rounds"]
+    assert problem.max_violation(loose["x"]) <= 1e-12
+    fun = problem.objective_value(loose["x"])
+    assert loose["lower_bound"] <= exact["lower_bound"] * (1 + 1e-12)
+    assert fun <= (1 + 0.5) * loose["lower_bound"]
+    assert fun >= exact["lower_bound"] * (1 - 1e-12)

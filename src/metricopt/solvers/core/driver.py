@@ -310,8 +310,7 @@ def step_stage(strategy, lp_stage, problem, m, *, tol, gap_tol, deadline, final,
         if x_stage is None:
             out.lp_gap = lp_stage.gap(problem.objective_value(out.x))
         if lp_stage.polished:
-            out.how = " (x from the LP on the path rows, repaired by shortest paths)" \
-                if problem.sum_value is not None else " (x from the LP on the active constraints)"
+            out.how = lp_stage.polish_how()
         elif out.candidate is not None:
             out.how = out.candidate.how
     return out

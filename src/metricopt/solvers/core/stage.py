@@ -135,6 +135,16 @@ class LPStage:
                     polish_rounds=int(sum(p["rounds"] for p in ran)),
                     polish_rows=int(max((p["rows"] for p in ran), default=0)))
 
+    def polish_how(self):
+        """How the polish made the answer, for the run's message."""
+        if self.problem.sum_value is not None:
+            return " (x from the LP on the path rows, repaired by shortest paths)"
+        ran = [p for p in self.polishes if "seconds" in p]
+        if ran and "shift" in ran[-1]:
+            return (" (x from the LP on the active constraints, moved towards the all-ones "
+                    f"point by {ran[-1]['shift']:.2g})")
+        return " (x from the LP on the active constraints)"
+
     def gap(self, value):
         """Certified LP gap of an LP value against the best bound so far."""
         return lp_gap(value, self.best_bound, self.floor)
