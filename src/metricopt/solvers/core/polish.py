@@ -330,7 +330,7 @@ def shift_to_feasible(problem, x, violation):
 def _shifted_answer(problem, x, worst, lower_bound, tol, gap_tol):
     """``(x, theta, violation)`` of :func:`shift_to_feasible` when its cost meets
     ``gap_tol`` against ``lower_bound`` and its violation, measured, ``tol``; else None."""
-    from .stage import GAP_FLOOR, lp_gap, objective_scale
+    from .gap import GAP_FLOOR, lp_gap, objective_scale
 
     if lower_bound is None or not np.isfinite(worst):
         return None

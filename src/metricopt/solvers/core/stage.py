@@ -26,6 +26,7 @@ import time
 import numpy as np
 
 from ...result import Status
+from .gap import GAP_FLOOR, lp_gap, objective_scale
 
 __all__ = ["lp_gap", "objective_scale", "LPStage", "GAMMA_GROWTH", "MAX_GAMMA",
            "POLISH_QP_GAP", "POLISH_GAMMA", "GAP_FLOOR"]
@@ -45,37 +46,6 @@ POLISH_QP_GAP = 1e-2
 #: 10 at 2901.06 and 6 rounds (155 s; the LP is 2903.24); celegansneural's first round
 #: 702.90 -> 715.99 (the LP is 720.41; benchmarks/README.md).
 POLISH_GAMMA = 10.0
-#: The gap's denominator is at least this times the objective's scale (the cost of the
-#: trivial point, :func:`objective_scale`), so that an LP optimum of 0 certified by a
-#: bound of -1e-13 counts as closed.
-GAP_FLOOR = 1e-7
-
-
-def objective_scale(problem):
-    """``sum |w|`` (l1, l2) or ``sum |c|`` (linear): the objective's natural size."""
-    coef = problem.weights if problem.objective in ("l1", "l2") else problem.cost
-    total = float(np.sum(np.abs(coef))) if coef is not None else 0.0
-    if getattr(problem, "bulk", None) is not None:  # the pairs a support problem does not list
-        pairs = problem.pairs
-        total += problem.bulk.total_weight(problem.n) - float(
-            np.sum(problem.bulk.pair_weights(pairs[:, 0], pairs[:, 1])))
-    return total
-
-
-def lp_gap(lp_value, lower_bound, floor=0.0):
-    """Certified relative LP gap ``(lp_value - lower_bound) / max(|lower_bound|, tiny)``,
-    with ``tiny = max(floor, 1e-300)`` (``floor``: :data:`GAP_FLOOR` times
-    :func:`objective_scale`).
-
-    ``inf`` when there is no bound; may be negative when ``x`` is slightly infeasible.
-    """
-    if lower_bound is None or not np.isfinite(lower_bound) or not np.isfinite(lp_value):
-        return float("inf")
-    if lp_value == lower_bound:
-        return 0.0
-    return float((lp_value - lower_bound) / max(abs(lower_bound), floor, 1e-300))
-
-
 class LPStage:
     """Decides, at the end of a converged QP stage, whether the LP is reached.
 
