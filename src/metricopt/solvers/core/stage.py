@@ -145,7 +145,8 @@ class LPStage:
     def grow_before_polish(self, gamma):
         """The ``gamma`` a stalled stage should grow to before the polish (None: polish
         now): below :data:`POLISH_GAMMA` when the polish starts from the active rows
-        (sparsest cut's path rows do not depend on them)."""
+        (sparsest cut's path rows do not depend on them). A growth is recorded in
+        :attr:`polishes` as a skipped polish, so the report says why none ran."""
         grow = gamma * self.growth
         if not self.may_polish(gamma) or self.problem.sum_value is not None \
                 or gamma >= POLISH_GAMMA or self.growth <= 1.0 or grow > MAX_GAMMA:
