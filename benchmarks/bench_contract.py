@@ -4,7 +4,7 @@ Usage::
 
     python benchmarks/bench_contract.py [--before REV] [--graphs karate,dolphins]
         [--kinds cc,cc-unit,sc,cd] [--methods dykstra,project-forget,lighttouch]
-        [--gaps 1e-2,1e-4,1e-6] [--time-limit 120] [--threads 2] [--quick]
+        [--gaps 1e-2,1e-4,1e-6] [--time-limit 120] [--threads 2] [--jobs 1] [--quick]
 
 Every combination is solved by ``metricopt.solve`` in a fresh process (the kernels
 loaded first, outside the clock) with ``gap_tol`` from ``--gaps`` and the backend's
@@ -14,7 +14,9 @@ the status, seconds, iterations, certified gap and violation, and whether the an
 meets the contract (``optimal``); a run that is not ``optimal`` is a *stall* (a limit
 reached, a stall, numerical trouble) unless it was refused before it started. With
 ``--before REV`` each combination also runs on that git revision (or checkout
-directory), side by side in one run, and the counts of stalls are compared. ``--quick``
+directory), side by side in one run, and the counts of stalls are compared. ``--jobs N``
+runs N combinations at once (each its own process with ``--threads`` threads; the table
+keeps its order); seconds are then measured under that load. ``--quick``
 runs karate, cc, dykstra and project-forget at gap_tol 1e-4 only. A graph named
 ``gen:ba-N-M``, ``gen:plc-N`` or ``gen:gnp-N`` is a seeded random graph (networkx:
 Barabasi-Albert with ``M`` edges per node, powerlaw-cluster with 2 edges and triangle
@@ -26,6 +28,7 @@ import json
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -106,6 +109,7 @@ def main(argv=None):
     ap.add_argument("--gaps", default="1e-2,1e-4,1e-6")
     ap.add_argument("--time-limit", type=float, default=120.0)
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--quick", action="store_true")
     args = ap.parse_args(argv)
     if args.quick:
@@ -122,15 +126,20 @@ def main(argv=None):
         print(head + " after |")
         print("|---" * (head.count("|") + 0) + "|")
         stalls = [0, 0]
-        for g, k, m, gap in combos:
-            row = f"| {g} | {k} | {m} | {gap:g} |"
-            if before:
-                b = run(os.path.join(before, "src"), k, g, m, gap, args)
-                stalls[0] += stalled(b)
-                row += f" {cell(b)} |"
-            a = run(os.path.join(after, "src"), k, g, m, gap, args)
-            stalls[1] += stalled(a)
-            print(row + f" {cell(a)} |", flush=True)
+
+        def both(combo):
+            g, k, m, gap = combo
+            b = run(os.path.join(before, "src"), k, g, m, gap, args) if before else None
+            return b, run(os.path.join(after, "src"), k, g, m, gap, args)
+
+        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            for (g, k, m, gap), (b, a) in zip(combos, pool.map(both, combos)):
+                row = f"| {g} | {k} | {m} | {gap:g} |"
+                if before:
+                    stalls[0] += stalled(b)
+                    row += f" {cell(b)} |"
+                stalls[1] += stalled(a)
+                print(row + f" {cell(a)} |", flush=True)
         print("\nruns not optimal (not refused): "
               + (f"before {stalls[0]}, " if before else "") + f"after {stalls[1]} "
               f"of {len(combos)}")
