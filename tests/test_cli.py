@@ -219,6 +219,20 @@ def test_solve_shows_progress_and_summary(runner):
     assert "certified ratio" in result.stderr
 
 
+def test_solve_shows_the_polish_rounds_on_stderr(runner):
+    # dolphins at tol 1e-8: project-forget's QP stalls and the polish ends the run
+    result = ok(runner, ["solve", "cc", "dolphins", "--method", "project-forget", "--tol",
+                         "1e-8", "--gap-tol", "1e-6", "--threads", "1", "--seed", "0"])
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    start = [k for k, line in enumerate(lines) if line.startswith("polish ")
+             and "the exact LP on" in line]
+    rounds = [line for line in lines if line.startswith("polish round 1 ")]
+    assert start and rounds, result.stderr
+    assert "(a lower bound)" in rounds[0] and "rows " in rounds[0]
+    assert lines.index(rounds[0]) > start[0]
+
+
 def test_auto_method_records_reason(runner):
     data = json.loads(ok(runner, ["bound", "cd", "karate", "--json", "--quiet"]).stdout)
     assert data["method"] in registered_solvers()

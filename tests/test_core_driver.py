@@ -65,6 +65,25 @@ def test_a_stalled_stage_is_polished_to_the_exact_lp():
     assert res["max_violation"] <= 1e-8 and res["gap"] <= 1e-6
 
 
+def test_the_polish_reports_its_start_and_rounds_to_the_callback():
+    problem = metricopt.build_problem("cc", metricopt.read_graph("dolphins"))
+    records = []
+    res = metricopt.solve(problem, method="project-forget", tol=1e-8, gap_tol=1e-6,
+                          threads=1, callback=records.append)
+    polish = [r for r in records if r.get("stage") == "polish"]
+    ran = [p for p in res["polish"] if "skipped" not in p]
+    # one start record per polish that ran, then one record per round it solved
+    assert [r["polish_round"] for r in polish] == [
+        k for p in ran for k in range(p["rounds"] + 1)]
+    assert all(r["rows"] > 0 and r["gamma"] >= POLISH_GAMMA for r in polish)
+    ends = [r for r in polish if r["polish_round"] > 0]
+    # every round's LP value is a certified bound: none above the run's best bound
+    assert all(r["lp_value"] <= res["lower_bound"] * (1 + 1e-9) for r in ends)
+    # the iteration records of the history are the iterations only
+    assert len(res["history"]) == len(records) - len(polish)
+    assert not any("polish_round" in h for h in res["history"])
+
+
 def test_a_stalled_stage_of_small_gamma_grows_before_the_polish():
     # the polish starts from the active rows of a stage with gamma >= POLISH_GAMMA
     problem = metricopt.build_problem("cc", metricopt.read_graph("dolphins"))

@@ -89,6 +89,21 @@ def _iteration_line(rec):
     return "  ".join(parts)
 
 
+def _polish_line(rec):
+    """A polish event of the iteration records (:meth:`.stage.LPStage.polish_record`)."""
+    rows = f"{rec.get('rows', 0):,}"
+    if not rec.get("polish_round"):
+        return (f"polish   {rec.get('seconds', 0.0):8.2f}s  the exact LP on {rows} active "
+                f"rows (gamma {rec.get('gamma', 0.0):.3g}), separated round by round")
+    parts = [f"polish round {rec['polish_round']}", f"{rec.get('seconds', 0.0):8.2f}s"]
+    if rec.get("lp_value") is not None:
+        parts.append(f"LP {_num(rec['lp_value'], '.10g')} (a lower bound)")
+    if rec.get("max_violation") is not None:
+        parts.append(f"viol {_num(rec['max_violation'], '.2e')}")
+    parts.append(f"rows {rows}")
+    return "  ".join(parts)
+
+
 class RunProgress:
     """Stage lines and a live per-iteration line for ``solve`` and ``bound``.
 
@@ -151,6 +166,10 @@ class RunProgress:
     def iteration(self, record):
         """``callback`` of :func:`metricopt.pipeline.run`: show one iteration record."""
         if self.quiet:
+            return
+        if record.get("stage") == "polish":  # rare and slow: every one is kept
+            self.close()
+            self.console.print(Text(_polish_line(record)), soft_wrap=True)
             return
         line = Text(_iteration_line(record))
         if self.console.is_terminal:

@@ -406,7 +406,12 @@ def solve(problem: "MetricProblem", method: "str | Solver | None" = None, *,
         ``auto_reason``), a :class:`Solver` instance, or a choice made earlier by
         :func:`resolve_method`.
     callback : callable or None
-        Called with each iteration record (a dict) as the backend progresses.
+        Called with each iteration record (a dict) as the backend progresses. The
+        iterative backends also call it when an LP polish starts and when each of its
+        rounds ends: those records have ``stage="polish"``, ``polish_round`` (0 at the
+        start), ``rows``, ``gamma``, ``iteration`` and ``seconds``, and after a round
+        ``lp_value`` (the round's LP optimum, a certified lower bound) and
+        ``max_violation``; they are not iterations (``history`` leaves them out).
     warm_up : bool, default=True
         Compile (or load from numba's cache) the backend's kernels on a six-node
         instance of the same form before the clock starts (:mod:`._warmup`), so that

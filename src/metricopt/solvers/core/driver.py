@@ -357,6 +357,10 @@ def iterate(strategy, problem, lp_stage, counters, *, tol, gap_tol, max_iter, ti
     # uninterrupted one does
     watch = ProgressWatch()
     watch.restore(counters.get("stall_watch"))
+    if callback is not None:
+        # a polish takes minutes on large graphs: its rounds are reported as they end
+        lp_stage.progress = lambda rec: callback(dict(rec, iteration=loop.it,
+                                                      seconds=loop.elapsed()))
     try:
         with loop:
             if time_limit is not None:

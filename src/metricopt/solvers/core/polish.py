@@ -365,7 +365,8 @@ def _solve(rm, tol, gap_tol, deadline):
     return rm.solve(deadline)
 
 
-def polish_paths(problem, *, tol, gap_tol=1e-4, deadline=None, threads=None, max_memory=None):
+def polish_paths(problem, *, tol, gap_tol=1e-4, deadline=None, threads=None, max_memory=None,
+                 callback=None):
     """Sparsest cut's polish: the LP on its path rows, then the exact repair by shortest
     paths (:mod:`.._sc_paths`).
 
@@ -376,6 +377,8 @@ def polish_paths(problem, *, tol, gap_tol=1e-4, deadline=None, threads=None, max
     triangle rows, the polish of the other problems, needed more than 30 rounds here
     (jazz, USAir97). Used by :class:`.stage.LPStage` when
     :func:`.._sc_paths.polish_rows` allows it.
+
+    ``callback``, when given, is called with ``(0, rows)`` before the solve.
 
     Returns
     -------
@@ -400,6 +403,8 @@ def polish_paths(problem, *, tol, gap_tol=1e-4, deadline=None, threads=None, max
     h = rm.model.h
     h.setOptionValue("run_crossover", "on")
     h.setOptionValue("ipm_optimality_tolerance", max(min(1e-8, 0.01 * gap_tol), 1e-10))
+    if callback is not None:
+        callback(0, len(rows))
     out = dict(status=Status.LIMIT, x=None, lower_bound=None, bound_details={},
                max_violation=np.inf, rounds=0, rows=int(rm.model.n_rows),
                columns=int(rm.n_cols), lp_algorithm="ipm", message="")
@@ -414,6 +419,8 @@ def polish_paths(problem, *, tol, gap_tol=1e-4, deadline=None, threads=None, max
         else:
             out.update(status=Status.OPTIMAL, x=xr, max_violation=problem.max_violation(xr),
                        message=f"{len(rows)} path rows solved; x repaired by shortest paths")
+        if callback is not None:
+            callback(1, len(rows), out["lower_bound"], out["max_violation"])
     else:
         out["status"] = Status.LIMIT if status == Status.LIMIT else Status.NUMERICAL
         out["message"] = f"path rows' LP: {message}"

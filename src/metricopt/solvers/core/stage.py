@@ -89,6 +89,21 @@ class LPStage:
         self.certificates = 0
         self.certify_seconds = 0.0
         self.floor = GAP_FLOOR * objective_scale(problem)
+        #: Called with a record per polish event (:meth:`polish_record`), or None; the
+        #: driver sets it to the run's progress callback.
+        self.progress = None
+
+    def polish_record(self, gamma, polish_round, rows, lp_value=None, violation=None):
+        """Pass one polish event to :attr:`progress`: its start (``polish_round`` 0,
+        ``rows`` the restricted LP's) or a round's end (the round's LP value, a certified
+        lower bound on the full LP, and the violation of its optimum)."""
+        if self.progress is None:
+            return
+        rec = dict(stage="polish", polish_round=int(polish_round), rows=int(rows),
+                   gamma=float(gamma))
+        if lp_value is not None:
+            rec.update(lp_value=float(lp_value), max_violation=float(violation))
+        self.progress(rec)
 
     def answer_at_limit(self, x, violation):
         """``(x, violation)`` to return from a run stopped by a limit: the iterate, unless
@@ -172,7 +187,8 @@ class LPStage:
         if self.problem.sum_value is not None:
             res = polish_paths(self.problem, tol=self.tol, gap_tol=self.gap_tol,
                                deadline=deadline, threads=self.threads,
-                               max_memory=self.max_memory)
+                               max_memory=self.max_memory,
+                               callback=lambda *a: self.polish_record(gamma, *a))
             if "skipped" in res:
                 self.polishes.append(dict(skipped=res["skipped"], gamma=gamma))
                 return False
@@ -182,8 +198,11 @@ class LPStage:
             if rows is None:
                 self.polishes.append(dict(skipped=why, gamma=gamma))
                 return False
+            self.polish_record(gamma, 0, rows.n_rows)
             res = polish(self.problem, rows, tol=self.tol, gap_tol=self.gap_tol,
-                         deadline=deadline, threads=self.threads)
+                         deadline=deadline, threads=self.threads,
+                         callback=lambda rnd, value, worst, n: self.polish_record(
+                             gamma, rnd, n, value, worst))
             res["active_rows"] = every.n_rows
             res["start_rows"] = rows.n_rows
         res["gamma"] = gamma
