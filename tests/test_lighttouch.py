@@ -194,6 +194,23 @@ def test_football_reaches_the_lp_optimum():
     assert lt.gap <= 1e-4
 
 
+def test_an_average_with_few_active_rows_finishes_with_dykstra(karate, monkeypatch):
+    from metricopt.solvers import _lighttouch_run
+
+    p = build_problem("cc", karate)
+    exact = solve(p, method="highs").fun
+    # karate's average has 5,000 active rows for 561 pairs; ask for more than that
+    monkeypatch.setattr(_lighttouch_run, "MIN_ROWS_PER_PAIR", 10.0)
+    lt = _quiet(solve, p, method="lighttouch")
+    assert lt.finish_stage == ["dykstra"]
+    skipped = [e for e in lt.polish if "too few to start the polish" in e.get("skipped", "")]
+    assert len(skipped) == 1 and "for 561 pairs" in skipped[0]["skipped"]
+    assert lt.status == Status.OPTIMAL and lt.gap <= lt.options["gap_tol"]
+    assert lt.lower_bound <= exact + 1e-9 * exact
+    monkeypatch.setattr(_lighttouch_run, "MIN_ROWS_PER_PAIR", 1.0)
+    assert _quiet(solve, p, method="lighttouch").finish_stage == ["polish"]
+
+
 def test_l2_metric_nearness_finishes_with_dykstra():
     rng = np.random.default_rng(2)
     a = np.triu(rng.uniform(0, 1, (12, 12)), 1)
