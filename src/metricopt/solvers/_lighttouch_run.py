@@ -305,14 +305,15 @@ def _finish(problem, inst, x_avg, lp_stage, *, penalty, tol, gap_tol, deadline, 
         rows = None  # sparsest cut's polish solves its path rows instead
         if inst.dense and problem.sum_value is None:
             rows = _active_rows(problem, inst, x_avg)
-        if rows is not None and rows.n_rows < MIN_ROWS_PER_PAIR * problem.n_variables:
+        few = rows is not None and rows.n_rows < MIN_ROWS_PER_PAIR * problem.n_variables
+        if few:
             lp_stage.polishes.append(dict(
                 skipped=f"the average has {rows.n_rows} active rows for "
                         f"{problem.n_variables} pairs: too few to start the polish from",
                 gamma=penalty))
         else:
             out["finish_stage"].append("polish")
-        if out["finish_stage"] and lp_stage.try_polish(
+        if not few and lp_stage.try_polish(
                 lambda: _active_rows(problem, inst, x_avg) if rows is None else rows,
                 deadline, penalty):
             x = lp_stage.x
