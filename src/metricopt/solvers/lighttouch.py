@@ -30,20 +30,20 @@ rounds, then LightTouch from their average, with ``p`` uniform again and the cac
 violations of that average.
 
 The average is feasible only approximately. The finishing stage (``finish="certify"``)
-makes it an answer of the same contract as every backend: for LP objectives, the
-shared LP polish (:class:`.core.stage.LPStage`) solves the LP restricted to the inequalities
-most active at the average exactly, adds violated ones until none is left, and
-certifies the result from the LP dual; when that is not possible or does not close the
-gap, when the average has fewer active inequalities than pairs (an average far inside the
-polytope, whose rows would leave the separation to rebuild the active set round by round:
-``MIN_ROWS_PER_PAIR`` in :mod:`._lighttouch_run`), and always for the QP of ``mn`` with
-``p = 2``, the ``dykstra`` backend solves the problem from the registry with the time
-left. Dykstra's Hildreth passes start from duals, which the stochastic phase does not
-have, so it is not warm-started by the average. ``finish="project"`` is LT Alg. 4's last line: the Euclidean projection of the
-average onto the metric polytope (dense ``cc`` and ``mn``), computed by ``dykstra`` as the
-``mn`` problem with ``p = 2`` whose targets are the average: feasible, not certified.
-``finish="none"`` returns the raw average with its measured violation and no
-certificate.
+makes it an answer of the same contract as every backend: for LP objectives, the shared
+LP polish (:class:`.core.stage.LPStage`) solves the LP restricted to the inequalities
+most active at the average exactly, adds violated ones until none is left, and certifies
+the result from the LP dual; when that is not possible or does not close the gap, when
+the average has fewer active inequalities than pairs (an average far inside the
+polytope, whose rows would leave the separation to rebuild the active set round by
+round: ``MIN_ROWS_PER_PAIR`` in :mod:`._lighttouch_run`), and always for the QP of
+``mn`` with ``p = 2``, the ``dykstra`` backend solves the problem from the registry with
+the time left. Dykstra's Hildreth passes start from duals, which the stochastic phase
+does not have, so it is not warm-started by the average. ``finish="project"`` is LT Alg.
+4's last line: the Euclidean projection of the average onto the metric polytope (dense
+``cc`` and ``mn``), computed by ``dykstra`` as the ``mn`` problem with ``p = 2`` whose
+targets are the average: feasible, not certified. ``finish="none"`` returns the raw
+average with its measured violation and no certificate.
 
 Sparse (MET(G)) problems are refused: their cycle inequalities have no group structure
 here; ``project-forget``, ``highs`` and ``highs-lazy`` solve them.
