@@ -194,21 +194,24 @@ def test_football_reaches_the_lp_optimum():
     assert lt.gap <= 1e-4
 
 
-def test_an_average_with_few_active_rows_finishes_with_dykstra(karate, monkeypatch):
+def test_dense_cc_finishes_with_dykstra_and_cd_with_the_polish(karate, monkeypatch):
     from metricopt.solvers import _lighttouch_run
 
     p = build_problem("cc", karate)
     exact = solve(p, method="highs").fun
-    # karate's average has 5,000 active rows for 561 pairs; ask for more than that
-    monkeypatch.setattr(_lighttouch_run, "MIN_ROWS_PER_PAIR", 10.0)
     lt = _quiet(solve, p, method="lighttouch")
     assert lt.finish_stage == ["dykstra"]
-    skipped = [e for e in lt.polish if "too few to start the polish" in e.get("skipped", "")]
-    assert len(skipped) == 1 and "for 561 pairs" in skipped[0]["skipped"]
+    skipped = [e for e in lt.polish if "too far from the LP's active" in e.get("skipped", "")]
+    assert len(skipped) == 1
     assert lt.status == Status.OPTIMAL and lt.gap <= lt.options["gap_tol"]
     assert lt.lower_bound <= exact + 1e-9 * exact
-    monkeypatch.setattr(_lighttouch_run, "MIN_ROWS_PER_PAIR", 1.0)
-    assert _quiet(solve, p, method="lighttouch").finish_stage == ["polish"]
+    # the polish from the average, where it is asked for, reaches the same LP
+    monkeypatch.setattr(_lighttouch_run, "POLISH_DENSE_AVERAGE", True)
+    polished = _quiet(solve, p, method="lighttouch")
+    assert polished.finish_stage == ["polish"] and polished.status == Status.OPTIMAL
+    assert abs(polished.fun - lt.fun) <= 1e-4 * exact
+    cd = _quiet(solve, build_problem("cd", karate), method="lighttouch")
+    assert cd.finish_stage == ["polish"] and cd.status == Status.OPTIMAL
 
 
 def test_l2_metric_nearness_finishes_with_dykstra():

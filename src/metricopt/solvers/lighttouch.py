@@ -33,11 +33,11 @@ The average is feasible only approximately. The finishing stage (``finish="certi
 makes it an answer of the same contract as every backend: for LP objectives, the shared
 LP polish (:class:`.core.stage.LPStage`) solves the LP restricted to the inequalities
 most active at the average exactly, adds violated ones until none is left, and certifies
-the result from the LP dual; when that is not possible or does not close the gap, when
-the average has fewer active inequalities than pairs (an average far inside the
-polytope, whose rows would leave the separation to rebuild the active set round by
-round: ``MIN_ROWS_PER_PAIR`` in :mod:`._lighttouch_run`), and always for the QP of
-``mn`` with ``p = 2``, the ``dykstra`` backend solves the problem from the registry with
+the result from the LP dual; when that is not possible or does not close the gap, for
+dense problems without a sum row (``cc``, ``mn`` with p = 1: their average lies far
+inside the polytope, and its rows would leave the separation to rebuild the active set
+round by round; ``POLISH_DENSE_AVERAGE`` in :mod:`._lighttouch_run`), and always for the
+QP of ``mn`` with ``p = 2``, the ``dykstra`` backend solves the problem from the registry with
 the time left. Dykstra's Hildreth passes start from duals, which the stochastic phase
 does not have, so it is not warm-started by the average. ``finish="project"`` is LT Alg.
 4's last line: the Euclidean projection of the average onto the metric polytope (dense
