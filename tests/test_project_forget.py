@@ -558,8 +558,13 @@ def test_history_callback_and_result_fields():
     prob = signed_problem(12)
     seen = []
     res = metricopt.solve(prob, method="project-forget", callback=seen.append, max_iter=50)
-    assert len(seen) == len(res.history) == res.nit
-    assert HISTORY_KEYS <= set(seen[0])
+    # the callback also receives the polish's events (stage="polish"), not iterations
+    iterations = [r for r in seen if r.get("stage") != "polish"]
+    assert len(iterations) == len(res.history) == res.nit
+    assert HISTORY_KEYS <= set(iterations[0])
+    polish = [r for r in seen if r.get("stage") == "polish"]
+    ran = [p for p in res.polish if "skipped" not in p]
+    assert len(polish) == sum(p["rounds"] + 1 for p in ran)
     assert res.peak_memory > 0 and res.method == "project-forget"
 
 
