@@ -378,7 +378,8 @@ def polish_paths(problem, *, tol, gap_tol=1e-4, deadline=None, threads=None, max
     (jazz, USAir97). Used by :class:`.stage.LPStage` when
     :func:`.._sc_paths.polish_rows` allows it.
 
-    ``callback``, when given, is called with ``(0, rows)`` before the solve.
+    ``callback``, when given, is called with ``(0, rows)`` before the solve and with
+    ``(1, rows, lower_bound, max_violation)`` after it (as :func:`polish`'s rounds).
 
     Returns
     -------
