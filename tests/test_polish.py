@@ -259,18 +259,50 @@ def test_shift_to_feasible_refuses_a_sum_row(karate):
     assert shift_to_feasible(sc, np.ones(sc.n_variables), 0.1) is None
 
 
-def test_polish_ends_by_the_shift_when_that_meets_the_gap():
-    """A restricted optimum that misses tol but whose shifted point meets gap_tol ends the
-    polish: exactly feasible, its cost within gap_tol of the round's certified bound."""
+@pytest.mark.parametrize("how", ["shift", "repair"])
+def test_polish_ends_by_a_feasible_point_when_that_meets_the_gap(monkeypatch, how):
+    """A restricted optimum that misses tol but whose shifted point or metric closure
+    meets gap_tol ends the polish: exactly feasible, its cost within gap_tol of the
+    round's certified bound."""
+    from metricopt.solvers import _repair
+
+    if how == "shift":
+        monkeypatch.setattr(_repair, "repair_dense", lambda problem, x: None)
     problem = build_problem("cc", read_graph("dolphins"), weights="unit")
     empty = ActiveRows(triangles=np.zeros((0, 3), dtype=np.int64))
     exact = polish(problem, empty, tol=1e-9, gap_tol=1e-4)
     loose = polish(problem, empty, tol=1e-9, gap_tol=0.5)
     assert exact["status"] == loose["status"] == Status.OPTIMAL
-    assert "shift" not in exact and 0 < loose["shift"] < 1
+    assert "shift" not in exact and "repair" not in exact
+    if how == "shift":
+        assert 0 < loose["shift"] < 1 and "repair" not in loose
+    else:
+        assert loose["repair"] == "closure" and "shift" not in loose
     assert loose["rounds"] < exact["rounds"]
     assert problem.max_violation(loose["x"]) <= 1e-12
     fun = problem.objective_value(loose["x"])
     assert loose["lower_bound"] <= exact["lower_bound"] * (1 + 1e-12)
     assert fun <= (1 + 0.5) * loose["lower_bound"]
     assert fun >= exact["lower_bound"] * (1 - 1e-12)
+
+
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("kind,params", [("cc", {}), ("cc", {"weights": "unit"}),
+                                         ("mn", {"p": 1})])
+def test_the_polish_keeps_the_cheaper_feasible_point(karate, kind, params, seed):
+    """Of the shifted point and the metric closure, both exactly feasible, the answer is
+    the one of lower cost."""
+    from metricopt.solvers._repair import repair_dense
+    from metricopt.solvers.core.polish import _feasible_answer
+
+    problem = build_problem(kind, karate, **params)
+    x = np.random.default_rng(seed).uniform(0, 1, problem.n_variables)
+    v = float(problem.max_violation(x))
+    both = [problem.objective_value(shift_to_feasible(problem, x, v)[0]),
+            problem.objective_value(repair_dense(problem, x))]
+    got = _feasible_answer(problem, x, v, 1.0, tol=1e-9, gap_tol=1e12)
+    assert got["max_violation"] <= 1e-12
+    assert problem.objective_value(got["x"]) == min(both)
+    assert ("shift" in got) == (both[0] < both[1])
+    # a bound the cheaper point misses: no answer
+    assert _feasible_answer(problem, x, v, min(both) / 2, tol=1e-9, gap_tol=0.5) is None

@@ -196,3 +196,37 @@ def test_repair_memory_guard(karate, monkeypatch):
 def test_repair_rejects_wrong_length(karate):
     with pytest.raises(InputError, match="expected 561"):
         repair_dense(build_problem("cc", karate), np.zeros(10))
+
+
+# ------------------------------------------------------------------ repair_support
+@pytest.mark.parametrize("seed", range(3))
+@pytest.mark.parametrize("weights", ["jaccard", "unit"])
+def test_support_closure_is_the_dense_closure(karate, weights, seed):
+    """The closure from the listed pairs equals the Floyd-Warshall closure of the
+    completed point (every other pair at 1), and it is feasible."""
+    from metricopt.problems.support import SupportPoint
+    from metricopt.solvers._repair import repair_support
+
+    problem = build_problem("cc", karate, weights=weights, layout="support")
+    rng = np.random.default_rng(seed)
+    x = SupportPoint(problem.n, problem.pairs, rng.uniform(0, 1.3, len(problem.pairs)), 1.0)
+    assert problem.max_violation(x) > 0.1
+    y = repair_support(x, max_pairs=n_pairs(problem.n))
+    expected = metric_closure(np.clip(x.to_packed(), 0.0, 1.0), x.n)
+    np.testing.assert_allclose(y.to_packed(), expected, rtol=0, atol=1e-12)
+    assert np.all(y.values < 1.0) and problem.max_violation(y) <= 1e-12
+    # a metric comes back unchanged (up to the round-off of summed paths)
+    again = repair_support(y, max_pairs=n_pairs(problem.n))
+    np.testing.assert_allclose(again.to_packed(), y.to_packed(), rtol=0, atol=1e-12)
+
+
+def test_support_closure_refusals(karate):
+    from metricopt.problems.support import SupportPoint
+    from metricopt.solvers._repair import repair_support
+
+    problem = build_problem("cc", karate, layout="support")
+    zeros = SupportPoint(problem.n, problem.pairs, np.zeros(len(problem.pairs)), 1.0)
+    # one connected component at distance 0: every pair of it joins the list
+    assert repair_support(zeros, max_pairs=len(problem.pairs)) is None
+    assert len(repair_support(zeros, max_pairs=n_pairs(problem.n)).values) == problem.n * (problem.n - 1) // 2
+    assert repair_support(SupportPoint(problem.n, problem.pairs, zeros.values, 0.5)) is None

@@ -8,7 +8,14 @@ rounding, so its objective is a valid upper bound on the LP/QP value; the solver
 as soon as that bound is within the gap tolerance of the dual bound (a stronger form of
 the entrywise rounding test of Veldt et al. 2019, §5.4).
 
-The closure runs in place on the packed vector (pair ``(i, j)``, ``i < j``, at
+For the support-sized layout (:mod:`metricopt.problems.support`: listed pairs, every
+other pair at the bulk value 1, which is also the upper bound) :func:`repair_support`
+computes the same closure from the listed pairs alone: a path through a bulk pair is at
+least 1 long, so the closure of the completed point is ``min(1, d)`` with ``d`` the
+shortest-path distance over the listed pairs below 1, found by one Dijkstra search per
+node stopped at distance 1. Pairs the closure brings below 1 join the list.
+
+The dense closure runs in place on the packed vector (pair ``(i, j)``, ``i < j``, at
 ``r[i] + j``, the problems' own order): during pass ``k`` of Floyd-Warshall the distances
 from ``k`` do not change (lengths are nonnegative and ``d_kk = 0``), so they are copied
 into a length-``n`` buffer and every row ``i`` of the upper triangle is updated by one
@@ -29,10 +36,11 @@ import numpy as np
 from .. import _config
 from .._memory import available_memory
 from ..exceptions import InputError
+from ..problems._cycles import edge_csr, search_buffers, sssp
 from ..problems._pairs import n_pairs
 from ..problems._triangles import _row_offsets
 
-__all__ = ["metric_closure", "repair_dense"]
+__all__ = ["metric_closure", "repair_dense", "repair_support"]
 
 _FM = set(_config.FASTMATH)
 
@@ -149,3 +157,73 @@ def repair_dense(problem, x):
         if np.isfinite(upper) and y.size and y.max() > upper:
             return None
     return y
+
+
+@numba.njit(cache=True)
+def _short_paths(n, indptr, nbrs, eids, lengths, cap, out_i, out_j, out_d):
+    """Pairs ``s < t`` at shortest-path distance below 1 over the edges ``lengths``: their
+    count (written to ``out_*`` when those hold at least ``cap`` entries), or -1 once it
+    exceeds ``cap``."""
+    dist, pred, done, heap_d, heap_v, touched = search_buffers(n, nbrs.shape[0])
+    write = out_i.shape[0] >= cap
+    count = 0
+    for s in range(n):
+        if indptr[s + 1] == indptr[s]:
+            continue
+        nt = sssp(s, 1.0, indptr, nbrs, eids, lengths, dist, pred, heap_d, heap_v, done,
+                  touched)
+        for q in range(nt):
+            t = touched[0, q]
+            if t > s and done[0, t]:
+                if count >= cap:
+                    return -1
+                if write:
+                    out_i[count] = s
+                    out_j[count] = t
+                    out_d[count] = dist[0, t]
+                count += 1
+        for q in range(nt):
+            t = touched[0, q]
+            dist[0, t] = np.inf
+            done[0, t] = False
+    return count
+
+
+def repair_support(point, max_pairs=None):
+    """The metric closure of a support-sized point whose bulk value is 1 (the upper bound).
+
+    Parameters
+    ----------
+    point : SupportPoint
+        With ``bulk == 1``; its values are clipped to ``[0, 1]``.
+    max_pairs : int or None
+        Give up (return None) when more pairs than this lie below 1 after the closure;
+        default ``2 * listed + n``.
+
+    Returns
+    -------
+    SupportPoint or None
+        Entrywise at most the clipped point and a metric: ``min(1, d)`` with ``d`` the
+        shortest paths over the listed pairs below 1 (pairs at 1 are dropped from the
+        list). None when the bulk is not 1 or too many pairs would be listed.
+    """
+    from ..problems.support import SupportPoint
+
+    if float(point.bulk) != 1.0:
+        return None
+    n = int(point.n)
+    values = np.clip(point.values, 0.0, 1.0)
+    short = values < 1.0
+    pairs = point.pairs[short]
+    cap = int(2 * short.sum() + n if max_pairs is None else max_pairs)
+    indptr, nbrs, eids = edge_csr(n, pairs)
+    lengths = np.ascontiguousarray(values[short])
+    empty_i, empty_d = np.empty(0, dtype=np.int64), np.empty(0)
+    count = _short_paths(n, indptr, nbrs, eids, lengths, cap, empty_i, empty_i, empty_d)
+    if count < 0:
+        return None
+    out_i = np.empty(max(cap, 1), dtype=np.int64)
+    out_j, out_d = np.empty_like(out_i), np.empty(out_i.shape[0])
+    count = _short_paths(n, indptr, nbrs, eids, lengths, max(cap, 1), out_i, out_j, out_d)
+    return SupportPoint(n, np.stack([out_i[:count], out_j[:count]], axis=1),
+                        out_d[:count], 1.0)

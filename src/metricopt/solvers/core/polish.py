@@ -257,12 +257,11 @@ def polish(problem, active, *, tol, gap_tol=1e-4, deadline=None, threads=None,
             out["status"] = Status.OPTIMAL
             out["message"] = f"restricted LP optimal after {rnd} rounds"
             break
-        shifted = _shifted_answer(problem, x, worst, out["lower_bound"], tol, gap_tol)
-        if shifted is not None:
-            out.update(status=Status.OPTIMAL, x=shifted[0], max_violation=shifted[2],
-                       shift=shifted[1],
+        feasible = _feasible_answer(problem, x, worst, out["lower_bound"], tol, gap_tol)
+        if feasible is not None:
+            out.update(feasible, status=Status.OPTIMAL,
                        message=f"restricted LP after {rnd} rounds (violation {worst:.2g}), "
-                               f"moved towards the all-ones point by {shifted[1]:.2g}")
+                               f"{_repair_words(feasible)}")
             break
         if not any(b is not None and b.n_rows for b in blocks):
             if rm.algorithm == "ipm" and not rm.crossover:
@@ -327,22 +326,61 @@ def shift_to_feasible(problem, x, violation):
     return np.minimum((1.0 - theta) * np.clip(x, lo, hi) + theta * s, hi), theta
 
 
-def _shifted_answer(problem, x, worst, lower_bound, tol, gap_tol):
-    """``(x, theta, violation)`` of :func:`shift_to_feasible` when its cost meets
-    ``gap_tol`` against ``lower_bound`` and its violation, measured, ``tol``; else None."""
+def _feasible_answer(problem, x, worst, lower_bound, tol, gap_tol):
+    """The cheaper of two exactly feasible points made from a round's optimum ``x``, if
+    its cost meets ``gap_tol`` against ``lower_bound`` and its violation, measured,
+    ``tol``; else None.
+
+    The candidates: :func:`shift_to_feasible` (towards the all-ones point; cheap where the
+    violation is small) and the metric closure (the largest metric below ``x``: only the
+    long sides of violated triangles move, however large their violation) of
+    :func:`.._repair.repair_dense` or, for the support-sized layout,
+    :func:`.._repair.repair_support`. A restricted LP's optimum
+    that violates rows by 0.25-1 can be that close to the LP: Jaccard cc on
+    celegans_metabolic from the rows of gamma 1, round 5 (violation 0.5): the shift's gap
+    0.78, the closure's 4.9e-4; round 8 (violation 0.25): 0.47 and 6.4e-5.
+
+    Returns
+    -------
+    dict or None
+        ``x``, ``max_violation`` and either ``shift`` (its ``theta``) or ``repair``
+        (``"closure"``).
+    """
+    from .. import _repair
     from .gap import GAP_FLOOR, lp_gap, objective_scale
 
     if lower_bound is None or not np.isfinite(worst):
         return None
+    floor = GAP_FLOOR * objective_scale(problem)
+    candidates = []
     # clipping to the bounds moves each of a row's entries by at most the bound violation
     shifted = shift_to_feasible(problem, x, worst + 3.0 * problem.bound_violation(x))
-    if shifted is None:
-        return None
-    floor = GAP_FLOOR * objective_scale(problem)
-    if not lp_gap(problem.objective_value(shifted[0]), lower_bound, floor) <= gap_tol:
-        return None
-    violation = float(problem.max_violation(shifted[0]))
-    return (*shifted, violation) if violation <= tol else None
+    if shifted is not None:
+        candidates.append(dict(x=shifted[0], shift=shifted[1]))
+    closed = None
+    if problem.sum_value is None and isinstance(x, np.ndarray):
+        closed = _repair.repair_dense(problem, x)
+    elif problem.structure == "support" and problem.upper == 1.0:
+        closed = _repair.repair_support(x)
+    if closed is not None:
+        candidates.append(dict(x=closed, repair="closure"))
+    passing = []
+    for cand in candidates:
+        fun = problem.objective_value(cand["x"])
+        if lp_gap(fun, lower_bound, floor) <= gap_tol:
+            passing.append((fun, cand))
+    for _, cand in sorted(passing, key=lambda fc: fc[0]):
+        cand["max_violation"] = float(problem.max_violation(cand["x"]))
+        if cand["max_violation"] <= tol:
+            return cand
+    return None
+
+
+def _repair_words(feasible):
+    """How :func:`_feasible_answer` made its point, for the run's message."""
+    if "shift" in feasible:
+        return f"moved towards the all-ones point by {feasible['shift']:.2g}"
+    return "repaired by shortest paths (its metric closure)"
 
 
 def _solve(rm, tol, gap_tol, deadline):

@@ -128,6 +128,9 @@ class LPStage:
         if ran and "shift" in ran[-1]:
             return (" (x from the LP on the active constraints, moved towards the all-ones "
                     f"point by {ran[-1]['shift']:.2g})")
+        if ran and "repair" in ran[-1]:
+            return (" (x from the LP on the active constraints, repaired by shortest paths: "
+                    "its metric closure)")
         return " (x from the LP on the active constraints)"
 
     def gap(self, value):
