@@ -198,7 +198,9 @@ def repair_support(point, max_pairs=None):
         With ``bulk == 1``; its values are clipped to ``[0, 1]``.
     max_pairs : int or None
         Give up (return None) when more pairs than this lie below 1 after the closure;
-        default ``2 * listed + n``.
+        default ``2 k + n`` for ``k`` listed pairs (at most twice the point's memory; a
+        Jaccard cc polish round on ca-GrQc: 240k listed pairs, 43k of them below 1, and
+        115k-173k below 1 after the closure).
 
     Returns
     -------
@@ -215,7 +217,7 @@ def repair_support(point, max_pairs=None):
     values = np.clip(point.values, 0.0, 1.0)
     short = values < 1.0
     pairs = point.pairs[short]
-    cap = int(2 * short.sum() + n if max_pairs is None else max_pairs)
+    cap = int(2 * values.size + n if max_pairs is None else max_pairs)
     indptr, nbrs, eids = edge_csr(n, pairs)
     lengths = np.ascontiguousarray(values[short])
     empty_i, empty_d = np.empty(0, dtype=np.int64), np.empty(0)
