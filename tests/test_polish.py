@@ -306,3 +306,25 @@ def test_the_polish_keeps_the_cheaper_feasible_point(karate, kind, params, seed)
     assert ("shift" in got) == (both[0] < both[1])
     # a bound the cheaper point misses: no answer
     assert _feasible_answer(problem, x, v, min(both) / 2, tol=1e-9, gap_tol=0.5) is None
+
+
+def test_the_simplex_budget_is_per_layout(monkeypatch):
+    """The support-sized layout's polish has its own simplex budget
+    (:data:`SUPPORT_SIMPLEX_ITERATIONS_PER_ROW`): with no budget for the dense layout and
+    an ample one for the support-sized one, the first switches to the interior-point
+    method and the second stays with the simplex method, both to the same LP."""
+    from metricopt.solvers.core import polish as polish_module
+
+    monkeypatch.setattr(polish_module, "MIN_SIMPLEX_ITERATIONS", 1)
+    monkeypatch.setattr(polish_module, "SIMPLEX_ITERATIONS_PER_ROW", 0.0)
+    monkeypatch.setattr(polish_module, "SUPPORT_SIMPLEX_ITERATIONS_PER_ROW", 1e6)
+    graph = read_graph("lesmis")
+    got = {}
+    for layout in ("dense", "support"):
+        res = solve(build_problem("cc", graph, layout=layout), method="project-forget",
+                    tol=1e-8, gap_tol=1e-9, threads=1)
+        assert res["status_name"] == "optimal"
+        ran = [p for p in res["polish"] if "seconds" in p]
+        got[layout] = ({p["lp_algorithm"] for p in ran}, res["fun"])
+    assert got["dense"][0] == {"ipm"} and got["support"][0] == {"simplex"}
+    assert got["support"][1] == pytest.approx(got["dense"][1], rel=1e-8)
