@@ -283,3 +283,100 @@ def test_lp_certificate_tracks_the_lp_value_over_many_blocks():
         assert rec["bound"] == pytest.approx(rec["objective"], abs=1e-6)
     assert r["value"] == pytest.approx(max(rec["objective"] for rec in seen), abs=1e-6)
     assert r["star_rows"] > 0
+
+
+# ------------------------------------------------------------------ solve --relaxation editing
+@pytest.mark.parametrize("seed", range(3))
+def test_run_with_the_editing_relaxation_certifies_against_the_larger_bound(seed):
+    """On planted graphs of 9-12 nodes the run's editing bound is the brute-force optimum
+    (never above it), its clustering reaches it, and the ratio uses the larger bound."""
+    import networkx as nx
+
+    from metricopt import pipeline
+
+    n = 9 + seed
+    edges = _planted_graph(n, 3, 6, seed)
+    g = nx.Graph()
+    g.add_nodes_from(range(n))
+    g.add_edges_from(map(tuple, edges.tolist()))
+    optimum = _brute_force(n, edges)
+    outcome = pipeline.run(g, "cc", problem_params=dict(weights="unit", relaxation="editing"),
+                           read_options=dict(keep_all_components=True))
+    rep = outcome.report
+    ed = rep["editing"]
+    assert rep["problem"]["params"].get("relaxation", "full") == "full"  # the LP solved
+    assert rep["lower_bound"] <= ed["bound"] + 1e-9 <= optimum + 1e-9
+    assert ed["bound_source"] == ("editing" if ed["bound"] > rep["lower_bound"] else "lp")
+    assert ed["search"]["objective"] <= ed["search"]["objective_before"]
+    assert rep["rounded_objective"] == ed["search"]["objective"] >= optimum
+    labels = outcome.rounding["labels"]
+    assert editing_cost(n, edges, labels) == rep["rounded_objective"]  # a partition, scored
+    assert rep["approximation_ratio"] == pytest.approx(
+        rep["rounded_objective"] / max(ed["bound"], rep["lower_bound"]))
+    # the refinement's own answer stays reported beside the search's
+    assert rep["rounding"]["refined_objective"] == ed["search"]["objective_before"]
+
+
+def test_solve_and_bound_with_the_editing_relaxation(runner, tmp_path):
+    import json
+
+    from metricopt.cli import cli
+    from metricopt.io import read_graph
+    from metricopt.solvers.editing_lp import cluster_editing_bound
+
+    g = read_graph("karate")
+    bound = cluster_editing_bound(g.n, g.edges).bound
+    out = tmp_path / "run"
+    args = ["solve", "cc", "karate", "--weights", "unit", "--relaxation", "editing", "--json",
+            "--out", str(out)]
+    result = runner.invoke(cli, args, catch_exceptions=False)
+    assert result.exit_code == 0, result.output + result.stderr
+    data = json.loads(result.stdout)
+    assert data["editing"]["bound"] == bound > data["lower_bound"]
+    assert data["editing"]["bound_source"] == "editing"
+    assert data["approximation_ratio"] == pytest.approx(data["rounded_objective"] / bound)
+    assert "editing bound" in result.stderr and "Cluster editing" in result.stderr
+    from metricopt.io.reports import read_clusters
+    from metricopt.reporting import report_table
+    from metricopt.rounding.editing_search import editing_cost
+
+    labels = read_clusters(out / "clusters.csv", g.labels)
+    assert editing_cost(g.n, g.edges, labels) == data["rounded_objective"]
+    assert report_table([tmp_path])["editing_bound"].tolist() == [bound]
+    # the same command, the same answer (the bound's budget is counted in rounds)
+    again = json.loads(runner.invoke(cli, args[:-2], catch_exceptions=False).stdout)
+    assert again["editing"]["bound"] == bound
+    assert again["rounded_objective"] == data["rounded_objective"]
+    result = runner.invoke(cli, ["bound", "cc", "karate", "--weights", "unit", "--relaxation",
+                                 "editing", "--json"], catch_exceptions=False)
+    data = json.loads(result.stdout)
+    assert data["editing"]["bound"] == bound and data["editing"]["search"] is None
+    assert data["rounded_objective"] is None
+
+
+@pytest.mark.parametrize("args, hint", [
+    (["solve", "cc", "karate", "--relaxation", "editing"], "--weights auto"),
+    (["solve", "cc", "karate", "--weights", "jaccard", "--relaxation", "editing"], "--weights jaccard"),
+    (["bound", "sc", "karate", "--relaxation", "editing"], "problem sc"),
+])
+def test_the_editing_relaxation_needs_cc_with_unit_weights(runner, args, hint):
+    from metricopt.cli import cli
+
+    result = runner.invoke(cli, args)
+    assert result.exit_code == 2
+    assert "'--relaxation'" in result.stderr and hint in result.stderr
+
+
+def test_the_editing_relaxation_is_refused_where_it_does_not_apply():
+    import metricopt
+    from metricopt import pipeline
+
+    with pytest.raises(InvalidParameterError, match="weights='unit'"):
+        pipeline.run("karate", "cc", problem_params=dict(relaxation="editing"))
+    with pytest.raises(InvalidParameterError, match="a run adds"):
+        metricopt.build_problem("cc", metricopt.read_graph("karate"), weights="unit",
+                                relaxation="editing")
+    # evaluate takes it as --editing-bound
+    info = pipeline.describe("karate", kinds=["cc"], problem_params=dict(
+        weights="unit", relaxation="editing"))
+    assert "error" not in info["problems"][0]

@@ -7,9 +7,9 @@ implementations keeps ``metricopt --help`` and ``metricopt solvers`` free of num
 pandas and scipy imports.
 """
 
-__all__ = ["PROBLEM_KINDS", "STRUCTURES", "LAYOUTS", "FORMATS", "WEIGHT_MODES", "RELAXATIONS", "MN_SOURCES",
-           "WEDGE_WEIGHTS", "ROUNDING_METHODS", "ROUNDING_AUTO", "REFINE_METHODS", "DELTA_RANGE",
-           "EPSILON_MIN"]
+__all__ = ["PROBLEM_KINDS", "STRUCTURES", "LAYOUTS", "FORMATS", "WEIGHT_MODES", "RELAXATIONS",
+           "LP_RELAXATIONS", "MN_SOURCES", "WEDGE_WEIGHTS", "ROUNDING_METHODS", "ROUNDING_AUTO",
+           "REFINE_METHODS", "DELTA_RANGE", "EPSILON_MIN"]
 
 PROBLEM_KINDS = {
     "cc": "correlation clustering",
@@ -42,7 +42,14 @@ WEIGHT_MODES = ("auto", "jaccard", "unit", "signed", "lambda", "lambda-degree", 
 RELAXATIONS = {
     "full": "every triangle inequality (the cc LP)",
     "wedges": "open-wedge relaxation: x_ij <= x_ik + x_jk only where ik, jk are edges and ij is not",
+    "editing": "cluster editing (unit weights): the full LP, then a stronger certified bound "
+               "(critical cliques, exhaustive search, 2-partition rows) and a search of the "
+               "clustering; a run option (metricopt.run, solve, bound, evaluate)",
 }
+
+#: The relaxations :func:`metricopt.build_problem` builds as an LP; ``"editing"`` is the
+#: full LP plus what a run adds (:mod:`metricopt.pipeline._editing`).
+LP_RELAXATIONS = ("full", "wedges")
 
 #: Weight modes whose targets are ``d = 1 - adjacency`` (edges toward together, every
 #: non-edge toward apart): the ones the open-wedge relaxation is defined for.

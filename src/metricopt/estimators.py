@@ -301,8 +301,9 @@ CorrelationClustering.__doc__ = """Correlation clustering with a certified appro
         modularity; auto is jaccard for unsigned graphs, signed for signed ones.
     resolution, delta, epsilon : float or None, default=None
         ``--resolution``, ``--delta``, ``--epsilon`` (None: the builder's default).
-    relaxation : {"full", "wedges"} or None, default=None
-        ``--relaxation`` (None: full).""" + _common_doc(
+    relaxation : {"full", "wedges", "editing"} or None, default=None
+        ``--relaxation`` (None: full; ``"editing"``: unit weights, the cluster-editing
+        bound and search after the full LP, see :mod:`metricopt.pipeline._editing`).""" + _common_doc(
     "Cluster of each node, 0..k-1 in order of first appearance.")
 
 

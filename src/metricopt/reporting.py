@@ -69,8 +69,11 @@ _COLUMNS = (
     ("lp_value", "float64", "objective of the returned relaxation solution"),
     ("lower_bound", "float64", "certified lower bound on the LP optimum"),
     ("rounded_objective", "float64", "objective of the rounded clustering or cut"),
-    ("approximation_ratio", "float64", "rounded_objective / lower_bound (certified)"),
+    ("approximation_ratio", "float64", "rounded_objective / lower_bound, or / editing_bound "
+                                       "when that is larger (certified)"),
     ("lp_approx_ratio", "float64", "lp_value / lower_bound"),
+    ("editing_bound", "float64", "relaxation editing: the certified cluster-editing bound; "
+                                 "empty otherwise"),
     ("gap", "float64", "certified LP gap (lp_value - lower_bound) / max(abs(lower_bound), tiny); "
                        "empty when x violates more than tol (never measured)"),
     ("max_violation", "float64", "largest constraint violation"),
@@ -202,6 +205,7 @@ def report_row(run):
         "n_warnings": len(warnings),
         "warnings": " | ".join(warnings) if warnings else None,
         "command": " ".join(command) if isinstance(command, list) else _text(command),
+        "editing_bound": (rep.get("editing") or {}).get("bound"),
     }
     for key in ("auto_reason", "created", "gap", "iterations", "lower_bound", "lp_approx_ratio",
                 "lp_value", "max_violation", "message", "method", "metricopt_version",

@@ -223,7 +223,10 @@ def problem_options(fn):
                      help="cc: full (every triangle inequality) or wedges (only those of "
                           "the open wedges, Veldt's STC+ LP; --weights unit or lambda): a "
                           "weaker but cheaper LP, its certified bound still below every "
-                          "clustering; the report says which.  [default: full]"),
+                          "clustering; the report says which. editing (--weights unit): the "
+                          "full LP, then the cluster-editing bound (critical cliques, "
+                          "exhaustive search, 2-partition rows) and a search of the "
+                          "clustering; the ratio uses the larger bound.  [default: full]"),
         click.option("--layout", type=click.Choice(list(LAYOUTS)), default=None,
                      help="cc: how the pairs are stored: dense (every pair) or support (only "
                           "the pairs away from 1, the rest in closed form: graphs beyond "
@@ -465,9 +468,14 @@ def _check_layout(ctx, kind, method, opts):
 
 
 def _check_relaxation(ctx, kind, method, opts):
-    """``--relaxation wedges`` needs 0/1 targets and a method that takes its rows."""
+    """``--relaxation wedges`` needs 0/1 targets and a method that takes its rows;
+    ``--relaxation editing`` needs cc with unit weights."""
     from ..solvers import get_solver
 
+    if opts.get("relaxation") == "editing" and (kind != "cc" or opts.get("weights") != "unit"):
+        what = f"problem {kind}" if kind != "cc" else f"--weights {opts.get('weights') or 'auto'}"
+        raise click.BadParameter(f"editing (cluster editing) needs cc --weights unit, not {what}",
+                                 ctx, param_hint="'--relaxation'")
     if kind != "cc" or opts.get("relaxation") != "wedges":
         return
     weights = opts.get("weights") or "auto"

@@ -159,6 +159,9 @@ class RunProgress:
                     "only; not counted in the solve time)")
         elif name == "round":
             line = f"Rounding ({info['method']}, {info['n_tries']} tries)"
+        elif name == "editing":
+            line = ("Cluster editing: its bound (critical cliques, exhaustive search, the LP "
+                    "with 2-partition rows) and the search from the clustering")
         else:
             line = f"Writing outputs to {info}"
         self.console.print(Text(line), soft_wrap=True)
@@ -263,6 +266,20 @@ def _refine_text(rnd, lower_bound):
     return text + f", {info['stopped']}, {_num(info.get('seconds'), '.3f')} s"
 
 
+def _editing_text(editing):
+    """``1514 (components by relaxation: 2-partition-lp 1; 240.0 s; editing bound used);
+    search 1621 -> 1611, 6.1 s``."""
+    rels = ", ".join(f"{k} {v}" for k, v in sorted(editing["relaxations"].items()))
+    text = (f"{editing['bound']} ({'optimum, ' if editing['exact'] else ''}components by "
+            f"relaxation: {rels}; {_num(editing['seconds'], '.1f')} s; "
+            f"{editing['bound_source']} bound used)")
+    found = editing.get("search")
+    if found is not None:
+        text += (f"; search {_num(found['objective_before'], '.10g')} -> "
+                 f"{_num(found['objective'], '.10g')}, {_num(found['seconds'], '.1f')} s")
+    return text
+
+
 def run_summary(report):
     """Summary table of a ``solve`` or ``bound`` run."""
     graph, problem, rnd = report["graph"], report["problem"], report.get("rounding")
@@ -278,15 +295,20 @@ def run_summary(report):
         ("lower bound", _num(report.get("lower_bound"), ".10g")),
         ("LP / bound", _num(report.get("lp_approx_ratio"), ".6f")),
     ]
+    editing = report.get("editing")
+    ratio_bound = report.get("lower_bound")
+    if editing is not None:
+        rows.append(("editing bound", _editing_text(editing)))
+        ratio_bound = editing["bound"] if editing["bound_source"] == "editing" else ratio_bound
     if rnd is not None:
         rows += [
             ("rounded objective", _num(report.get("rounded_objective"), ".10g")),
-            ("certified ratio", _ratio_text(report.get("approximation_ratio"), report.get("lower_bound"),
+            ("certified ratio", _ratio_text(report.get("approximation_ratio"), ratio_bound,
                                             report.get("rounded_objective"))),
             ("rounding", f"{rnd['method']}, {rnd['n_clusters']} clusters, seed {rnd['seed']}"
              if problem["kind"] != "sc" else f"{rnd['method']}, seed {rnd['seed']}"),
             ("per method", _per_method_text(rnd)),
-            ("refinement", _refine_text(rnd, report.get("lower_bound"))),
+            ("refinement", _refine_text(rnd, ratio_bound)),
         ]
     rows += _score_rows(report.get("scores"))
     rows += [

@@ -22,7 +22,11 @@ File formats
     ``success``, ``message``, ``lp_value``, ``lower_bound``, ``rounded_objective``,
     ``approximation_ratio``, ``lp_approx_ratio``, ``scores`` (the rounded objective
     and the bound in the problem's other units, e.g. ``modularity`` and
-    ``modularity_upper_bound``; null when it has none), ``gap``, ``max_violation``,
+    ``modularity_upper_bound``; null when it has none), ``editing`` (with
+    ``relaxation="editing"``: the cluster-editing bound {bound, lp_value, exact,
+    relaxations, seconds, bound_source} and its search {objective_before, objective,
+    exact_components, searched_components, iterations, seconds}; ``approximation_ratio``
+    is then over the larger bound, ``bound_source``; else null), ``gap``, ``max_violation``,
     ``iterations``, ``solve_seconds``, ``compile_seconds`` (kernels compiled or loaded
     before the solve clock started), ``total_seconds``, ``peak_memory_bytes``,
     ``rounding`` {method, requested_method, n_tries, seed, n_clusters, time_limit (its
@@ -87,7 +91,8 @@ __all__ = [
 REPORT_FIELDS = (
     "metricopt_version", "versions", "created", "command", "graph", "problem", "method",
     "options", "auto_reason", "status", "status_name", "success", "message", "lp_value",
-    "lower_bound", "rounded_objective", "approximation_ratio", "lp_approx_ratio", "scores", "gap",
+    "lower_bound", "rounded_objective", "approximation_ratio", "lp_approx_ratio", "scores",
+    "editing", "gap",
     "max_violation", "iterations", "solve_seconds", "compile_seconds", "total_seconds",
     "peak_memory_bytes",
     "rounding", "solver_extras", "warnings", "files",

@@ -7,6 +7,7 @@ import numpy as np
 from ..exceptions import InputError, InvalidParameterError, MetricOptWarning
 from ..io.reports import read_clusters, read_cut, read_report_json, to_jsonable
 from ._common import _ratio, _source_text, bound_exceeds, objective_scores, problem_parameters
+from ._editing import check_editing
 
 __all__ = ["evaluate_file"]
 
@@ -40,7 +41,8 @@ def evaluate_file(source, kind, path, *, problem_params=None, read_options=None,
     refined_out : str or os.PathLike or None
         Write the refined clustering (``node,cluster``) or cut (``node,in_cut``) here.
     editing_bound : bool, default=False
-        ``cc`` with unit weights only: also compute the cluster-editing bound of
+        ``cc`` with unit weights only (``problem_params`` with ``relaxation="editing"``
+        sets it): also compute the cluster-editing bound of
         :func:`metricopt.solvers.editing_lp.cluster_editing_bound` (exact search on small
         components, the triangle LP with 2-partition rows on the others) and certify with
         the larger of it and ``lower_bound`` (both are certified lower bounds).
@@ -77,6 +79,9 @@ def evaluate_file(source, kind, path, *, problem_params=None, read_options=None,
         lower_bound = rep.get("lower_bound")
         if lower_bound is None:
             raise InputError(f"{report}: the report has no lower bound")
+    if params.get("relaxation") == "editing":  # the full LP's problem, and the editing bound
+        check_editing(kind, params)
+        params["relaxation"], editing_bound = "full", True
     data = read_input(source, kind, **read_options)
     if rep is not None:
         _check_same_graph(rep, data, report)

@@ -147,6 +147,8 @@ def describe(source, *, kinds=None, read_options=None, problem_params=None, max_
     for kind in kinds or list(BUILDERS):
         accepted = problem_parameters(kind)
         kw = {k: v for k, v in params.items() if k in accepted}
+        if kw.get("relaxation") == "editing":  # its LP is the full one
+            kw["relaxation"] = "full"
         if max_memory is not None and "max_memory" in accepted:
             kw["max_memory"] = int(max_memory)
         try:

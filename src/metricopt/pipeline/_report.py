@@ -38,9 +38,12 @@ def _build_report(outcome, source, read_options, solver, caught, command, round_
     if below is not None:
         warnings.warn(below, MetricOptWarning, stacklevel=2)
     rounded_objective = None if rounded is None else rounded.get("objective")
-    if bound_exceeds(rounded_objective, lower_bound):
+    editing = _editing_section(outcome.editing, lower_bound)
+    ratio_bound = lower_bound if editing is None or editing["bound_source"] == "lp" \
+        else editing["bound"]
+    if bound_exceeds(rounded_objective, ratio_bound):
         warnings.warn(f"the rounded objective {rounded_objective:.10g} lies below the lower "
-                      f"bound {lower_bound:.10g}; no ratio is certified", MetricOptWarning,
+                      f"bound {ratio_bound:.10g}; no ratio is certified", MetricOptWarning,
                       stacklevel=2)
     return {
         "metricopt_version": _package_version(),
@@ -59,9 +62,10 @@ def _build_report(outcome, source, read_options, solver, caught, command, round_
         "lp_value": lp_value,
         "lower_bound": lower_bound,
         "rounded_objective": rounded_objective,
-        "approximation_ratio": _ratio(rounded_objective, lower_bound),
+        "approximation_ratio": _ratio(rounded_objective, ratio_bound),
         "lp_approx_ratio": lp_ratio,
-        "scores": objective_scores(outcome.problem, rounded_objective, lower_bound),
+        "scores": objective_scores(outcome.problem, rounded_objective, ratio_bound),
+        "editing": editing,
         "gap": result.get("gap"),
         "max_violation": result.get("max_violation"),
         "iterations": result.get("nit"),
@@ -69,12 +73,23 @@ def _build_report(outcome, source, read_options, solver, caught, command, round_
         "compile_seconds": result.get("compile_seconds"),
         "total_seconds": None,
         "peak_memory_bytes": _peak_memory_bytes(),
-        "rounding": _rounding_section(rounded, round_opts, lower_bound),
+        "rounding": _rounding_section(rounded, round_opts, ratio_bound, editing),
         "solver_extras": _solver_extras(result),
         "warnings": [f"{w.category.__name__}: {w.message}" for w in caught]
         + ([] if below is None else [f"{MetricOptWarning.__name__}: {below}"]),
         "files": {},
     }
+
+
+def _editing_section(editing, lower_bound):
+    """The report's ``editing`` field: the step's numbers and ``bound_source``, the bound
+    the certified ratio uses (``"editing"`` when it is the larger, else ``"lp"``); None for
+    a run without ``relaxation="editing"``."""
+    if editing is None:
+        return None
+    better = lower_bound is None or not np.isfinite(float(lower_bound)) \
+        or editing["bound"] > float(lower_bound)
+    return {**editing, "bound_source": "editing" if better else "lp"}
 
 
 def _lp_value_below_bound(lp_value, lower_bound, max_violation):
@@ -101,12 +116,16 @@ def _lp_value_below_bound(lp_value, lower_bound, max_violation):
             f"{lower_bound:.10g} (relative {relative:.2g}): {why}")
 
 
-def _rounding_section(rounded, requested, lower_bound):
+def _rounding_section(rounded, requested, lower_bound, editing=None):
     from ..rounding.refine import refine_section
 
     if rounded is None:
         return None
     per_method = rounded.get("per_method")
+    refined = refine_section(rounded)
+    if editing is not None and editing.get("search") is not None:
+        # the local search's answer; the editing search's, when cheaper, is the run's
+        refined["refined_objective"] = editing["search"]["objective_before"]
     return {
         "method": rounded.get("method"),
         "requested_method": requested["method"],
@@ -119,7 +138,7 @@ def _rounding_section(rounded, requested, lower_bound):
         "per_method": per_method,
         "per_method_ratio": None if per_method is None else {
             name: _ratio(value, lower_bound) for name, value in per_method.items()},
-        **refine_section(rounded),
+        **refined,
     }
 
 

@@ -24,6 +24,7 @@ from ..io.reports import (
 )
 from ..result import Status
 from ..solvers.core.loop import CheckpointNotWritten
+from ._editing import check_editing, editing_step
 from ._report import _build_report
 
 if TYPE_CHECKING:
@@ -54,6 +55,9 @@ class RunOutcome:
         The output directory, when one was given.
     files : dict
         Output kind -> path of each file written.
+    editing : dict or None
+        With ``relaxation="editing"``: the cluster-editing bound and search
+        (:func:`metricopt.pipeline._editing.editing_step`).
     """
 
     report: dict[str, Any]
@@ -62,6 +66,7 @@ class RunOutcome:
     result: "SolveResult"
     rounding: "Rounding | None" = None
     out: Path | None = None
+    editing: dict[str, Any] | None = None
     files: dict[str, Path] = field(default_factory=dict)
 
     @property
@@ -211,6 +216,9 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
                 data = read_input(source, kind, **read_options)
                 stage("read", data)
                 params = _layout_for_method(kind, method, dict(problem_params or {}))
+                editing = params.get("relaxation") == "editing"
+                if editing:  # the full LP, then the editing bound and search below
+                    params["relaxation"] = "full"
                 problem = build_problem(kind, data, **params)
                 stage("build", problem)
                 choice = resolve_method(problem, method, solver_options)
@@ -241,12 +249,17 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
                         _mark_interrupted(result, interrupt_cause(exc), "during the rounding")
                     except KeyboardInterrupt as exc:  # the solve's answer is kept
                         _mark_interrupted(result, exc, "during the rounding")
+                editing_out = None
+                if editing and result.get("status") != Status.INTERRUPTED:
+                    stage("editing", {})
+                    editing_out = editing_step(data, problem, rounded, seed=round_opts["seed"],
+                                               time_limit=solver_options.get("time_limit"))
         finally:
             for w in caught:  # recorded for the report, then passed on to the caller
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
 
         outcome = RunOutcome(report={}, data=data, problem=problem, result=result,
-                             rounding=rounded, out=out)
+                             rounding=rounded, out=out, editing=editing_out)
         outcome.report = _build_report(outcome, source, read_options, solver, caught, command,
                                        round_opts)
         failed = [(Path(w.message.error.filename), w.message.error) for w in caught
@@ -313,6 +326,7 @@ def check_run_arguments(kind, method, solver_options, round_method=None, *,
         raise InvalidParameterError(f"Unknown problem {kind!r}; choose one of: "
                                     f"{', '.join(BUILDERS)}")
     check_solver_options(method, solver_options)
+    check_editing(kind, problem_params or {})
     _check_relaxation(method, problem_params or {})
     if round_method is not None and kind != "mn":
         valid = ("auto", *ROUNDING_METHODS[kind])

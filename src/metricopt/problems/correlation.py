@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from .._choices import LAYOUTS, RELAXATIONS, WEDGE_WEIGHTS, WEIGHT_MODES
+from .._choices import LAYOUTS, LP_RELAXATIONS, WEDGE_WEIGHTS, WEIGHT_MODES
 from .._memory import check_memory
 from ..exceptions import InvalidParameterError
 from ._base import MetricProblem
@@ -96,7 +96,13 @@ def correlation_clustering(graph, *, weights="auto", delta=0.05, epsilon=0.01, r
     if mode == "auto":
         mode = "signed" if graph.is_signed else "jaccard"
     resolution = check_resolution(mode, resolution, _CALLER)
-    check_choice(relaxation, "relaxation", _CALLER, tuple(RELAXATIONS))
+    if relaxation == "editing":
+        raise InvalidParameterError(
+            "relaxation='editing' is the full LP plus the cluster-editing bound and search "
+            "that a run adds (metricopt.run, 'metricopt solve --relaxation editing'); build "
+            "the problem with relaxation='full'", parameter="relaxation", value="editing",
+            requirement="given to metricopt.run, not to build_problem")
+    check_choice(relaxation, "relaxation", _CALLER, LP_RELAXATIONS)
     check_choice(layout, "layout", _CALLER, LAYOUTS)
     wedges = relaxation == "wedges"
     if wedges and mode not in WEDGE_WEIGHTS:

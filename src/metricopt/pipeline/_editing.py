@@ -1,0 +1,85 @@
+"""The cluster-editing step of a run with ``relaxation="editing"`` (``cc``, unit weights).
+
+The LP solved is the full triangle LP, as for ``relaxation="full"``. After it, two
+certified additions of :mod:`metricopt.solvers.editing_lp` and
+:mod:`metricopt.rounding.editing_search`:
+
+- the *editing bound*: components split, critical cliques merged (Guo 2009), components
+  of few cliques solved by exhaustion, the others by the triangle LP with Grötschel and
+  Wakabayashi's star 2-partition rows (HiGHS, certified by weak duality). It is never
+  above the optimum, and at least the triangle LP's value up to its own stopping point;
+- the *editing search* from the rounded clustering: exact on the small components,
+  iterated local search on the others, within a budget counted in iterations (the same
+  command gives the same clustering). It never returns a costlier clustering.
+
+The run's certified ratio is the clustering's cost over the larger of the LP's certified
+bound and the editing bound; the report says which (``editing.bound_source``).
+"""
+
+import numpy as np
+
+from ..exceptions import InvalidParameterError
+
+__all__ = ["check_editing", "editing_step"]
+
+
+def check_editing(kind, params):
+    """Refuse ``relaxation="editing"`` where it does not apply: ``cc`` with unit weights."""
+    if params.get("relaxation") != "editing":
+        return
+    if kind != "cc" or params.get("weights") != "unit":
+        what = f"problem {kind!r}" if kind != "cc" else f"weights={params.get('weights', 'auto')!r}"
+        raise InvalidParameterError(
+            f"relaxation='editing' (the cluster-editing bound and search) is for cc with "
+            f"weights='unit' (cluster editing); got {what}", parameter="relaxation",
+            value="editing", requirement="used with cc and weights 'unit'")
+
+
+def editing_step(data, problem, rounded, *, seed=0, time_limit=None, search=True):
+    """The editing bound and, given a rounding, the editing search; ``rounded`` takes
+    the searched clustering when it costs less.
+
+    Parameters
+    ----------
+    data : Graph
+        The graph the problem was built from (its nodes in the problem's order).
+    problem : MetricProblem
+        The unit-weight ``cc`` problem (its objective scores the clustering).
+    rounded : Rounding or None
+        Updated in place (``labels``, ``objective``, ``n_clusters``) when the search
+        improves it.
+    seed : int, default=0
+        The search's seed (the rounding's).
+    time_limit : float or None
+        Seconds for each component's LP of the bound (None: its rounds and stall rule
+        stop it, so the bound does not depend on the clock).
+    search : bool, default=True
+
+    Returns
+    -------
+    dict
+        ``bound`` (int, certified), ``lp_value``, ``exact`` (the bound is the optimum),
+        ``relaxations`` (components per relaxation that gave their bound), ``seconds``,
+        and ``search`` (``objective_before``, ``objective``, ``exact_components``,
+        ``searched_components``, ``iterations``, ``seconds``; None without a rounding).
+    """
+    from ..rounding import evaluate
+    from ..rounding.editing_search import search_cluster_editing
+    from ..solvers.editing_lp import cluster_editing_bound
+
+    res = cluster_editing_bound(data.n, data.edges, time_limit=time_limit)
+    out = {"bound": int(res.bound), "lp_value": float(res.lp_value), "exact": bool(res.exact),
+           "relaxations": dict(res.relaxations), "seconds": float(res.seconds), "search": None}
+    if rounded is None or not search:
+        return out
+    found = search_cluster_editing(data.n, data.edges, rounded["labels"], seed=int(seed))
+    cost = float(evaluate(problem, labels=found.labels))
+    out["search"] = {"objective_before": float(rounded["objective"]), "objective": cost,
+                     "exact_components": int(found.exact_components),
+                     "searched_components": int(found.searched_components),
+                     "iterations": int(found.iterations), "seconds": float(found.seconds)}
+    if cost < float(rounded["objective"]):
+        rounded["labels"] = np.asarray(found.labels, dtype=np.int64)
+        rounded["objective"] = cost
+        rounded["n_clusters"] = int(found.labels.max()) + 1 if found.labels.size else 0
+    return out
