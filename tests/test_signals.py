@@ -206,6 +206,26 @@ def test_plain_keyboard_interrupt_is_sigint():
     assert _signals.interrupted_by(KeyboardInterrupt()) == "the user"
 
 
+def test_interrupt_during_the_editing_bound_keeps_the_solve_and_rounding(tmp_path, monkeypatch):
+    """A signal in the cluster-editing step: the solve's and the rounding's answers, and a
+    report marked interrupted."""
+    from metricopt import pipeline
+    from metricopt.pipeline import _run
+
+    def editing(*args, **kwargs):
+        raise _signals.Interrupted(signal.SIGTERM)
+
+    monkeypatch.setattr(_run, "editing_step", editing)
+    outcome = pipeline.run("karate", "cc", problem_params=dict(weights="unit", relaxation="editing"),
+                           out=tmp_path / "run")
+    assert outcome.interrupted and outcome.rounding is not None and outcome.editing is None
+    report = json.loads((tmp_path / "run" / "report.json").read_text())
+    assert report["message"].startswith("interrupted by SIGTERM during the editing bound; the "
+                                        "solve had ended: ")
+    assert report["editing"] is None and report["rounded_objective"] is not None
+    assert (tmp_path / "run" / "clusters.csv").is_file()
+
+
 def test_interrupt_during_the_rounding_keeps_the_solve(tmp_path, monkeypatch):
     """A signal in the rounding: the solve's answer and a report marked interrupted."""
     from metricopt import pipeline

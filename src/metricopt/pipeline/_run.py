@@ -252,8 +252,14 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
                 editing_out = None
                 if editing and result.get("status") != Status.INTERRUPTED:
                     stage("editing", {})
-                    editing_out = editing_step(data, problem, rounded, seed=round_opts["seed"],
-                                               time_limit=solver_options.get("time_limit"))
+                    try:
+                        editing_out = editing_step(data, problem, rounded, seed=round_opts["seed"],
+                                                   time_limit=solver_options.get("time_limit"))
+                    except Exception as exc:
+                        _reraise_unless_interrupt(exc)
+                        _mark_interrupted(result, interrupt_cause(exc), "during the editing bound")
+                    except KeyboardInterrupt as exc:  # the solve's and rounding's answers are kept
+                        _mark_interrupted(result, exc, "during the editing bound")
         finally:
             for w in caught:  # recorded for the report, then passed on to the caller
                 warnings.warn_explicit(w.message, w.category, w.filename, w.lineno, source=w.source)
