@@ -289,6 +289,29 @@ def test_any_stopping_point_is_certified(method, kind, n, seed, max_iter):
     check_contract(res, prob, exact, GAP_TOL, what=f"{kind} n={n} seed={seed} max_iter={max_iter}")
 
 
+@pytest.mark.parametrize("method", [m for m in BACKENDS if with_max_iter(m)
+                                    and "polish" in get_solver(m).default_options()])
+@pytest.mark.parametrize("kind, seed", [("cc-unit", 5), ("cc-jaccard", 0), ("cc-jaccard", 4)])
+def test_a_stop_right_after_the_iterate_moved_is_certified(method, kind, seed):
+    """A run stopped just after a gamma growth (the iterate rescaled after the pass that
+    measured it) once certified dykstra's moved iterate with the pass's stale dual value:
+    bounds 11.57 above the LP's 8.5 (cc-unit, seed 5). Every such stop must hold."""
+    prob = random_problem(kind, seed, 9)
+    if not supported(method, kind):
+        pytest.skip(f"{method} does not take {kind}")
+    exact = exact_lp(prob, ("random", kind, seed, 9))
+    opts = dict(gap_tol=1e-6, tol=1e-8, polish=False)
+    full = _solve(prob, method, max_iter=3000, **opts)
+    gammas = [r.get("gamma") for r in full["history"]]
+    grown = [full["history"][i]["iteration"] for i in range(len(gammas) - 1)
+             if gammas[i + 1] != gammas[i]]
+    if not grown:
+        pytest.skip(f"{method} grew no gamma here")
+    for it in grown[:3]:
+        res = _solve(prob, method, max_iter=it, **opts)
+        check_contract(res, prob, exact, 1e-6, what=f"{kind} seed={seed} stopped at {it}")
+
+
 @functools.cache
 def _sparse_reference(kind, seed):
     """The MET(G) instance and its optimum by ``highs-lazy``, checked against the full LP."""

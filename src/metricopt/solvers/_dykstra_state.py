@@ -379,6 +379,21 @@ def extrapolate(st, dual):
     return False
 
 
+def current_objectives(st):
+    """QP primal, dual and ``-b'y`` of the iterate as it is now (:func:`._regularised.
+    objectives` with ``b'z`` summed from the state: the pair and sum rows, and the
+    wedge rows ``x_a + x_b >= 1``, ``b = -1``, of the sparse layout).
+
+    The values a pass measured go stale when the iterate moves after it (a ``gamma``
+    growth or continuation stage rescales it, an extrapolation moves it); a certificate
+    of the moved iterate needs these.
+    """
+    bz = _regularised.pair_bz(st)
+    if not st.dense and st.z_wed is not None:
+        bz -= float(np.sum(st.z_wed))
+    return _regularised.objectives(st, bz)
+
+
 def set_reference(st, bz):
     """Remember the current iterate as the base of the next extrapolation (the dense
     triangle duals are handled by the caller)."""

@@ -48,6 +48,7 @@ class DykstraStrategy(Strategy):
         self.stage_start = 0
         self.floor = 0.0
         self.primal = self.dual = self.qp_gap = self.neg_bty = np.nan
+        self.moved = False  # the iterate changed after the last pass measured it
         self.viol = np.inf
         self.smax = 0.0
         self.last_full = False
@@ -65,6 +66,7 @@ class DykstraStrategy(Strategy):
         primal, dual, neg_bty = _regularised.objectives(st, bz)
         gap = _regularised.rel_gap(primal, dual, self.floor)
         self.primal, self.dual, self.qp_gap, self.neg_bty = primal, dual, gap, neg_bty
+        self.moved = False
         self.mem = S.dual_bytes(st, self.bufs)
         if not np.isfinite(primal) or not np.isfinite(dual):
             return Measure(numerical="non-finite objective")
@@ -103,6 +105,7 @@ class DykstraStrategy(Strategy):
 
     def rescale(self, gamma):
         S.rescale(self.st, gamma)
+        self.moved = True
 
     def record(self, m, outcome, loop):
         self.viol, self.last_full = outcome.violation, m.full
@@ -116,6 +119,7 @@ class DykstraStrategy(Strategy):
         st, it = self.st, loop.it
         if outcome.next_gamma is not None:
             S.rescale(st, outcome.next_gamma)
+            self.moved = True
             self.counters["gamma_now"] = outcome.next_gamma
             self.stage_start = it
         scale = max(1.0, float(np.max(np.abs(st.x))))
@@ -124,6 +128,7 @@ class DykstraStrategy(Strategy):
                        or it - self.stage_start >= _config.DYKSTRA_CONTINUATION_PASSES):
             self.stage += 1
             S.rescale(st, self.gammas[self.stage])
+            self.moved = True
             self.counters["stage"] = self.stage
             self.stage_start = it
         elif stalled:
@@ -137,7 +142,7 @@ class DykstraStrategy(Strategy):
 
     def between(self, m, loop):
         if self.extrapolate and loop.it % _config.DYKSTRA_EXTRAPOLATE_EVERY == 0:
-            S.extrapolate(self.st, m.dual)
+            self.moved |= bool(S.extrapolate(self.st, m.dual))
 
     def save(self):
         S.write_checkpoint(self.checkpoint, self.st, self.counters, self.options,
@@ -156,13 +161,16 @@ class DykstraStrategy(Strategy):
         suffix = ""
         if self.stage < len(self.gammas) - 1:
             suffix = f" (in the continuation stage gamma = {st.gamma:.6g})"
-        dual, neg_bty = self.dual, self.neg_bty
+        primal, dual, neg_bty, qp_gap = self.primal, self.dual, self.neg_bty, self.qp_gap
+        if self.moved:  # since the last pass (a rescale, an extrapolation): its values are stale
+            primal, dual, neg_bty = S.current_objectives(st)
+            qp_gap = _regularised.rel_gap(primal, dual, self.floor)
         certify = None
         if np.isfinite(dual):
             def certify(until):
                 return _certify(problem, st, x_full, dual, neg_bty, until)
-        fields = dict(qp_primal=float(self.primal), qp_dual=float(dual),
-                      qp_gap=float(self.qp_gap), gamma=st.gamma, gammas=list(self.gammas),
+        fields = dict(qp_primal=float(primal), qp_dual=float(dual),
+                      qp_gap=float(qp_gap), gamma=st.gamma, gammas=list(self.gammas),
                       lam=st.lam, rounded_digits=None, repaired=False,
                       dual_memory_bytes=S.dual_bytes(st, self.bufs))
         if self.last_candidate is not None:
