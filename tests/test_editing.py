@@ -288,13 +288,13 @@ def test_lp_certificate_tracks_the_lp_value_over_many_blocks():
 # ------------------------------------------------------------------ solve --relaxation editing
 @pytest.mark.parametrize("seed", range(3))
 def test_run_with_the_editing_relaxation_certifies_against_the_larger_bound(seed):
-    """On planted graphs of 9-12 nodes the run's editing bound is the brute-force optimum
+    """On planted graphs of 8-10 nodes the run's editing bound is the brute-force optimum
     (never above it), its clustering reaches it, and the ratio uses the larger bound."""
     import networkx as nx
 
     from metricopt import pipeline
 
-    n = 9 + seed
+    n = 8 + seed
     edges = _planted_graph(n, 3, 6, seed)
     g = nx.Graph()
     g.add_nodes_from(range(n))
