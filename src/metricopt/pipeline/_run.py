@@ -136,7 +136,9 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
     method : str, default="auto"
         A registered backend or ``"auto"``.
     problem_params : dict or None
-        Passed to :func:`metricopt.problems.build_problem`.
+        Passed to :func:`metricopt.problems.build_problem`; ``relaxation="editing"``
+        (``cc`` with unit weights) builds the full LP and adds the certified cluster-editing
+        bound and search (:mod:`metricopt.pipeline._editing`; the report's ``editing``).
     solver_options : dict or None
         Passed to :func:`metricopt.solve`; only the options given here reach the backend.
     rounding : dict or None
@@ -166,8 +168,9 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
         Called as ``on_stage(stage, info)`` with stage ``"read"`` (info: the data),
         ``"build"`` (the problem), ``"solve"`` (a dict with ``method`` and
         ``auto_reason``), ``"compile"`` (the backend's kernels are being compiled or
-        loaded, before the solve clock starts), ``"round"`` (the rounding options) and
-        ``"write"`` (the output directory).
+        loaded, before the solve clock starts), ``"round"`` (the rounding options),
+        ``"editing"`` (an empty dict: the cluster-editing bound and search of
+        ``relaxation="editing"``) and ``"write"`` (the output directory).
     force : bool, default=False
         Replace the files of an earlier run in ``out`` (they are removed when the new
         run writes its own, so a run that fails first leaves them in place).
