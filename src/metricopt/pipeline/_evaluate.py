@@ -7,7 +7,7 @@ import numpy as np
 from ..exceptions import InputError, InvalidParameterError, MetricOptWarning
 from ..io.reports import read_clusters, read_cut, read_report_json, to_jsonable
 from ._common import _ratio, _source_text, bound_exceeds, objective_scores, problem_parameters
-from ._editing import check_editing
+from ._editing import check_editing, editing_step
 
 __all__ = ["evaluate_file"]
 
@@ -118,16 +118,14 @@ def evaluate_file(source, kind, path, *, problem_params=None, read_options=None,
 
 def _editing_section(out, problem, data, lower_bound, time_limit):
     """Add the cluster-editing bound to ``out``; return the bound to certify with."""
-    from ..solvers.editing_lp import cluster_editing_bound
-
     if problem.kind != "cc" or problem.params.get("weights") != "unit":
         raise InvalidParameterError("the editing bound is for cc with unit weights (cluster editing)")
-    res = cluster_editing_bound(data.n, data.edges, time_limit=time_limit)
-    out["editing_bound"] = {"bound": res.bound, "lp_value": res.lp_value, "exact": res.exact,
-                            "relaxations": dict(res.relaxations), "seconds": res.seconds}
-    if lower_bound is None or res.bound >= float(lower_bound):
+    res = editing_step(data, problem, None, time_limit=time_limit)
+    res.pop("search")
+    out["editing_bound"] = res
+    if lower_bound is None or res["bound"] >= float(lower_bound):
         out["bound_source"] = "editing"
-        return float(res.bound)
+        return float(res["bound"])
     out["bound_source"] = "given"
     return lower_bound
 
