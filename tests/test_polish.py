@@ -328,3 +328,21 @@ def test_the_simplex_budget_is_per_layout(monkeypatch):
         got[layout] = ({p["lp_algorithm"] for p in ran}, res["fun"])
     assert got["dense"][0] == {"ipm"} and got["support"][0] == {"simplex"}
     assert got["support"][1] == pytest.approx(got["dense"][1], rel=1e-8)
+
+
+@pytest.mark.parametrize("layout, kept", [("dense", 60), ("support", 30)])
+def test_polish_rows_per_column_depend_on_the_layout(karate, monkeypatch, layout, kept):
+    """The polish starts from the strongest 2 rows per column on the dense layout and 1
+    on the support-sized one (``SUPPORT_ROWS_PER_COLUMN``), the strongest first."""
+    from metricopt.solvers.core import polish as P
+
+    problem = build_problem("cc", karate, layout=layout)
+    monkeypatch.setattr(P, "MIN_ROWS", 1)
+    rng = np.random.default_rng(0)
+    tri = np.stack([rng.permutation(30)[:3] for _ in range(90)])
+    tri[:30] = np.stack([np.arange(30), (np.arange(30) + 1) % 30, (np.arange(30) + 2) % 30], 1)
+    duals = np.linspace(1.0, 0.01, 90)
+    got, why = P.polish_rows(problem, ActiveRows(triangles=tri, duals=dict(triangles=duals)))
+    assert got is not None, why
+    assert got.n_rows == kept
+    np.testing.assert_array_equal(got.triangles, tri[:kept])

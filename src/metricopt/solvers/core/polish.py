@@ -42,6 +42,17 @@ __all__ = ["ActiveRows", "polish", "polish_paths", "polish_rows", "shift_to_feas
 #: positive QP duals): all rows 7-24 s of HiGHS; the strongest 50k, 0.55 s, 3 rounds;
 #: lesmis: the strongest 20k rows 0.45 s, 5k rows 0.14 s (4 rounds either way).
 ROWS_PER_COLUMN = 2.0
+#: The same for the support-sized layout, whose restricted LPs stay with the simplex
+#: method (:data:`SUPPORT_SIMPLEX_ITERATIONS_PER_ROW`): round 1 takes about as many
+#: iterations from half the rows, each of them cheaper. Jaccard cc, the rows of gamma
+#: 10, the polish alone (``benchmarks/README.md``, "The support-sized layout's polish
+#: starts from one row per column"): ca-GrQc 0.5 / 0.75 / 1 / 1.25 / 1.5 / 2 rows per
+#: column 628 / 116 / 82 / 103 / 122 / 194 s (round 1 from 170,622 rows: 62k
+#: iterations, 19 s; from 341,244: 66k iterations, 74-112 s); power 5.5 s against
+#: 5.7 s. The dense layout keeps 2: celegansneural 338 s at 1 against 226 s, USAir97
+#: 105 s against 89 s (its smaller simplex budget sends the smaller LPs to the
+#: interior-point method).
+SUPPORT_ROWS_PER_COLUMN = 1.0
 MIN_ROWS = 5_000
 #: Never more than this many starting rows (HiGHS's memory and time grow with them).
 MAX_ROWS = 400_000
@@ -170,7 +181,8 @@ class ActiveRows:
 def polish_rows(problem, active, max_memory=None):
     """The rows to start the polish from, or None when it is not worth trying.
 
-    The strongest ``ROWS_PER_COLUMN`` rows per column (:meth:`ActiveRows.strongest`),
+    The strongest ``ROWS_PER_COLUMN`` rows per column (:data:`SUPPORT_ROWS_PER_COLUMN`
+    for the support-sized layout; :meth:`ActiveRows.strongest`),
     between :data:`MIN_ROWS` and :data:`MAX_ROWS`, if the model fits in half the memory
     allowed (by the memory model of HiGHS's simplex or interior-point method, whichever
     is larger: the polish may switch to the latter).
@@ -190,7 +202,8 @@ def polish_rows(problem, active, max_memory=None):
         cols = int(np.unique(tri).size) if tri is not None and len(tri) else 0
     else:
         cols = problem.n_variables
-    k = int(min(max(ROWS_PER_COLUMN * cols, MIN_ROWS), MAX_ROWS))
+    per_column = SUPPORT_ROWS_PER_COLUMN if problem.structure == "support" else ROWS_PER_COLUMN
+    k = int(min(max(per_column * cols, MIN_ROWS), MAX_ROWS))
     rows = active.strongest(k)
     if rows is not active and rows.triangles is not None and problem.objective == "l1" \
             and problem.structure in ("dense", "support"):
