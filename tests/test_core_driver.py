@@ -28,6 +28,22 @@ def test_watch_stalls_after_checks_without_progress():
     assert flat == [False] * (STALL_CHECKS - 1) + [True]
 
 
+def test_watch_counts_no_progress_on_a_number_that_met_its_target():
+    # the QP gap halves at every check, below gap_tol: only the violation counts
+    watch = ProgressWatch(tol=1e-4, gap_tol=1e-4)
+    gaps = [1e-6 / 2 ** k for k in range(STALL_CHECKS + 1)]
+    got = [watch.stalled(1.0, _full(7e-4, g)) for g in gaps]
+    assert got == [False] * STALL_CHECKS + [True]
+    # the same with no targets: the halving QP gap is progress
+    watch = ProgressWatch()
+    assert not any(watch.stalled(1.0, _full(7e-4, g)) for g in gaps)
+    # and the violation, once below tol, no longer counts while the QP gap hovers
+    watch = ProgressWatch(tol=1e-4, gap_tol=1e-4)
+    viol = [1e-5 / 2 ** k for k in range(STALL_CHECKS + 1)]
+    got = [watch.stalled(1.0, _full(v, 3e-3)) for v in viol]
+    assert got == [False] * STALL_CHECKS + [True]
+
+
 def test_watch_ignores_estimates_and_starts_afresh_with_gamma():
     watch = ProgressWatch(checks=2)
     watch.stalled(1.0, _full(1e-3, 1e-3))

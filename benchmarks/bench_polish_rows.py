@@ -1,0 +1,151 @@
+"""The LP polish from a given number of active rows per column (markdown).
+
+Usage::
+
+    nice -n 5 python benchmarks/bench_polish_rows.py [--graphs ca-GrQc,power,celegansneural,USAir97]
+        [--per-column 0.5,0.75,1,1.25,1.5,2] [--tol 1e-4] [--gap-tol 1e-4] [--threads 2]
+        [--data-dir DIR] [--out FILE]
+
+What it measures
+----------------
+Per graph, Jaccard cc (``auto`` layout: support-sized for ca-GrQc and power, dense for the
+small graphs) is solved with project-forget at the given tolerances until the run hands
+its active rows to the polish for the first time (:meth:`metricopt.solvers.core.stage.
+LPStage.try_polish`); the run stops there. The same rows are then polished once per value
+of ``--per-column``: :func:`metricopt.solvers.core.polish.polish_rows` keeps the strongest
+``value x columns`` rows (between its ``MIN_ROWS`` and ``MAX_ROWS``) and
+:func:`metricopt.solvers.core.polish.polish` solves and separates them until its answer
+meets ``tol`` and ``gap_tol``. The table gives, per value, the starting rows, the rounds,
+the first round's seconds, the whole polish's seconds, its status and the certified LP
+gap of its answer. The row marked ``*`` is the layout's default.
+
+The table is printed on stdout and, with ``--out``, rewritten after every graph.
+Timings on a shared machine are indicative only; compare values within one graph.
+"""
+
+import argparse
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+GRAPHS = "ca-GrQc,power,celegansneural,USAir97"
+HEADER = ("| graph | layout | n | gamma | active rows | rows per column | start rows | rounds | "
+          "round 1 s | polish s | status | certified gap |")
+
+
+class _Captured(BaseException):
+    """Ends the solve at its first polish, with the rows it would polish."""
+
+    def __init__(self, problem, rows, gamma):
+        super().__init__()
+        self.problem, self.rows, self.gamma = problem, rows, gamma
+
+
+def _data_dir(arg):
+    if arg:
+        return Path(arg)
+    if os.environ.get("METRICOPT_DATA"):
+        return Path(os.environ["METRICOPT_DATA"])
+    return Path(__file__).resolve().parents[2] / "shared" / "data"
+
+
+def first_polish_rows(graph, args):
+    """``(problem, active rows, gamma)`` of the first polish of the run, or None."""
+    from metricopt import build_problem, read_graph, solve
+    from metricopt.solvers.core import stage
+
+    path = _data_dir(args.data_dir) / f"{graph}.txt"
+    problem = build_problem("cc", read_graph(str(path) if path.exists() else graph),
+                            weights="jaccard")
+
+    def capture(self, active, deadline, gamma):
+        raise _Captured(self.problem, active(), gamma)
+
+    original = stage.LPStage.try_polish
+    stage.LPStage.try_polish = capture
+    try:
+        solve(problem, "project-forget", tol=args.tol, gap_tol=args.gap_tol,
+              threads=args.threads)
+    except _Captured as got:
+        return got.problem, got.rows, got.gamma
+    finally:
+        stage.LPStage.try_polish = original
+    return None
+
+
+def polish_once(problem, rows, per_column, args):
+    """One polish of ``rows`` with ``per_column`` rows per column kept: a dict of figures."""
+    from metricopt.solvers.core import polish as P
+    from metricopt.solvers.core.gap import GAP_FLOOR, lp_gap, objective_scale
+
+    name = "SUPPORT_ROWS_PER_COLUMN" if problem.structure == "support" else "ROWS_PER_COLUMN"
+    default = getattr(P, name)
+    setattr(P, name, per_column)
+    try:
+        start, why = P.polish_rows(problem, rows)
+    finally:
+        setattr(P, name, default)
+    if start is None:
+        return dict(start=0, rounds=0, first=np.nan, seconds=0.0, status=f"skipped: {why}",
+                    gap=np.nan, default=per_column == default)
+    rounds = []
+    t0 = time.perf_counter()
+    res = P.polish(problem, start, tol=args.tol, gap_tol=args.gap_tol, threads=args.threads,
+                   callback=lambda *a: rounds.append(time.perf_counter()))
+    seconds = time.perf_counter() - t0
+    gap = np.nan
+    if res["x"] is not None and res["lower_bound"] is not None:
+        gap = lp_gap(problem.objective_value(res["x"]), res["lower_bound"],
+                     GAP_FLOOR * objective_scale(problem))
+    return dict(start=start.n_rows, rounds=res["rounds"],
+                first=(rounds[0] - t0) if rounds else np.nan, seconds=seconds,
+                status=res["status"].name.lower(), gap=gap, default=per_column == default)
+
+
+def run_graph(graph, args):
+    got = first_polish_rows(graph, args)
+    if got is None:
+        return [f"| {graph} | - | - | - | - | - | - | - | - | - | ended before a polish | - |"]
+    problem, rows, gamma = got
+    out = []
+    for per_column in (float(v) for v in args.per_column.split(",")):
+        r = polish_once(problem, rows, per_column, args)
+        mark = "*" if r["default"] else ""
+        out.append(f"| {graph} | {problem.structure} | {problem.n} | {gamma:g} | "
+                   f"{rows.n_rows:,} | {per_column:g}{mark} | {r['start']:,} | {r['rounds']} | "
+                   f"{r['first']:.1f} | {r['seconds']:.1f} | {r['status']} | {r['gap']:.1e} |")
+        print(out[-1], file=sys.stderr)
+    return out
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--graphs", default=GRAPHS)
+    parser.add_argument("--per-column", default="0.5,0.75,1,1.25,1.5,2")
+    parser.add_argument("--tol", type=float, default=1e-4)
+    parser.add_argument("--gap-tol", type=float, default=1e-4)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--data-dir", default=None)
+    parser.add_argument("--out", default=None)
+    args = parser.parse_args(argv)
+    import metricopt
+
+    lines = [f"metricopt {metricopt.__version__}, python {platform.python_version()}, "
+             f"numpy {np.__version__}, {os.cpu_count()} cores (shared), {args.threads} threads, "
+             f"tol {args.tol:g}, gap_tol {args.gap_tol:g}", "", HEADER,
+             "|" + "---|" * (HEADER.count("|") - 1)]
+    for graph in args.graphs.split(","):
+        start = time.perf_counter()
+        lines.extend(run_graph(graph, args))
+        print(f"{graph}: {time.perf_counter() - start:.1f} s", file=sys.stderr)
+        if args.out:
+            Path(args.out).write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
