@@ -79,6 +79,7 @@ def first_polish_rows(graph, args):
 
 def polish_once(problem, rows, per_column, args):
     """One polish of ``rows`` with ``per_column`` rows per column kept: a dict of figures."""
+    from metricopt.result import Status
     from metricopt.solvers.core import polish as P
     from metricopt.solvers.core.gap import GAP_FLOOR, lp_gap, objective_scale
 
@@ -103,7 +104,7 @@ def polish_once(problem, rows, per_column, args):
                      GAP_FLOOR * objective_scale(problem))
     return dict(start=start.n_rows, rounds=res["rounds"],
                 first=(rounds[0] - t0) if rounds else np.nan, seconds=seconds,
-                status=res["status"].name.lower(), gap=gap, default=per_column == default)
+                status=Status.NAMES[res["status"]], gap=gap, default=per_column == default)
 
 
 def run_graph(graph, args):

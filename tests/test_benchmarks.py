@@ -39,6 +39,8 @@ QUICK = {
                              "--time-limit", "30", "--skip-warm"], False),
     "bench_lp.py": (["--cases", "cc:karate", "--methods", "dykstra", "--time-limit", "30",
                      "--threads", "1"], False),
+    "bench_polish_rows.py": (["--graphs", "karate", "--per-column", "1,2", "--tol", "1e-8",
+                              "--gap-tol", "1e-9", "--threads", "1"], False),
     "bench_project_forget.py": (["--quick", "--cases", "grqc-cc", "--backends",
                                  "project-forget", "--threads", "1"], False),
     "bench_pruned_scan.py": (["--sizes", "200", "--no-cc", "--repeat", "1", "--threads", "1"],
