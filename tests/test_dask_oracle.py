@@ -113,7 +113,7 @@ def test_support_layout_on_cluster_equals_local_solve(cluster):
     from metricopt.datasets import load_bundled
     from metricopt.solvers import solve
 
-    prob = build_problem("cc", load_bundled("lesmis"), weights="jaccard", layout="support")
+    prob = build_problem("cc", load_bundled("karate"), weights="jaccard", layout="support")
     opts = dict(method="project-forget", tol=1e-6, gap_tol=1e-6)
     local = solve(prob, **opts)
     with distributed.get_task_stream(client=cluster) as stream:

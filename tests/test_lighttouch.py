@@ -164,7 +164,6 @@ def _small_cases(karate):
     rng = np.random.default_rng(5)
     a = np.triu(rng.uniform(0, 1, (14, 14)), 1)
     return [("karate-cc", build_problem("cc", karate)),
-            ("karate-cd", build_problem("cd", karate)),
             ("karate-sc", build_problem("sc", karate)),
             ("random-mn1", build_problem("mn", a + a.T, p=1)),
             ("random-cc", build_problem("cc", make_graph(
@@ -210,8 +209,14 @@ def test_dense_cc_finishes_with_dykstra_and_cd_with_the_polish(karate, monkeypat
     polished = _quiet(solve, p, method="lighttouch")
     assert polished.finish_stage == ["polish"] and polished.status == Status.OPTIMAL
     assert abs(polished.fun - lt.fun) <= 1e-4 * exact
-    cd = _quiet(solve, build_problem("cd", karate), method="lighttouch")
+    # cluster deletion (left out of _small_cases: one lighttouch run of it suffices)
+    pcd = build_problem("cd", karate)
+    exact_cd = solve(pcd, method="highs").fun
+    cd = _quiet(solve, pcd, method="lighttouch")
     assert cd.finish_stage == ["polish"] and cd.status == Status.OPTIMAL
+    assert cd.gap <= cd.options["gap_tol"] and cd.max_violation <= cd.options["tol"]
+    assert cd.lower_bound <= exact_cd + 1e-9 * exact_cd
+    assert abs(cd.fun - exact_cd) <= 1e-4 * exact_cd
 
 
 def test_l2_metric_nearness_finishes_with_dykstra():
@@ -328,6 +333,21 @@ def test_tiny_instances(n):
     res = _quiet(solve, p, method="lighttouch", max_iter=3)
     assert res.status == Status.OPTIMAL
     assert res.fun == pytest.approx(solve(p, method="highs").fun, abs=1e-9)
+
+
+def test_a_round_is_at_most_a_thousand_passes(karate):
+    """A tiny problem's round is ROUND_PASSES passes of work, not ROUND_WORK (a 2-node
+    problem took millions of steps per round); karate's dense cc keeps ROUND_WORK."""
+    from metricopt.solvers import _lighttouch_run as R
+
+    tiny = build_problem("mn", np.array([[0.0, 5.0], [5.0, 0.0]]), p=1)
+    inst = R._Instance(tiny, None)
+    assert R.round_work(inst) == R.ROUND_PASSES * (inst.total_checks + 2 * inst.nvar
+                                                   + inst.ngroups)
+    res = _quiet(solve_lighttouch, tiny, max_iter=2, finish="none")
+    steps = [r["steps"] for r in res["history"]]
+    assert 0 < steps[0] <= R.round_work(inst) and steps[1] - steps[0] <= R.round_work(inst)
+    assert R.round_work(R._Instance(build_problem("cc", karate), None)) == R.ROUND_WORK
 
 
 def test_projection_finish_is_feasible_and_not_certified(karate):

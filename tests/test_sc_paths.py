@@ -1,5 +1,7 @@
 """Sparsest cut's path rows (solvers/_sc_paths.py): the compact start and exact repair."""
 
+from functools import lru_cache
+
 import networkx as nx
 import numpy as np
 import pytest
@@ -116,11 +118,17 @@ def test_not_applied_without_a_connected_edge_set_or_a_sum_row():
     assert res.status == Status.OPTIMAL
 
 
+@lru_cache(maxsize=1)
+def _ba100():
+    """Sparsest cut on a Barabasi-Albert graph (n = 100, m = 2) and its exact LP."""
+    p = _sc(nx.barabasi_albert_graph(100, 2, seed=1))
+    return p, solve(p, method="highs-lazy")
+
+
 def test_project_forget_ends_sparsest_cut_by_the_path_repair():
     """project-forget's sparsest-cut iterate keeps violating above tol while its QP gap
     holds; the repair by shortest paths ends the stage with an exactly feasible x."""
-    p = _sc(nx.barabasi_albert_graph(100, 2, seed=1))
-    exact = solve(p, method="highs-lazy")
+    p, exact = _ba100()
     res = solve(p, method="project-forget", gap_tol=1e-2, polish=False)
     assert res.status == Status.OPTIMAL, res.message
     assert "repaired by shortest paths" in res.message
@@ -133,9 +141,8 @@ def test_project_forget_ends_sparsest_cut_by_the_path_repair():
 def test_projection_methods_polish_sparsest_cut_from_its_path_rows(method):
     """The stalled QP stage hands over to the path rows' LP (:func:`polish_paths`): the
     exact LP at gap_tol 1e-4, where project-forget alone stopped at its call limit."""
-    p = _sc(nx.barabasi_albert_graph(100, 2, seed=1))
+    p, exact = _ba100()
     assert 0 < _sc_paths.polish_rows(p) <= _sc_paths.MAX_POLISH_ROWS
-    exact = solve(p, method="highs-lazy")
     res = solve(p, method=method, gap_tol=1e-4)
     assert res.status == Status.OPTIMAL, res.message
     assert res.max_violation <= 1e-12
