@@ -330,6 +330,19 @@ def test_the_simplex_budget_is_per_layout(monkeypatch):
     assert got["support"][1] == pytest.approx(got["dense"][1], rel=1e-8)
 
 
+def test_the_dense_simplex_budget_is_capped():
+    """Large dense restricted LPs go to the interior-point method after at most
+    DENSE_MAX_SIMPLEX_ITERATIONS; small ones keep 0.25 per row (at least 5,000), the
+    support-sized layout 1 per row."""
+    from metricopt.solvers.core import polish as P
+
+    assert P.simplex_budget("dense", 1_000) == P.MIN_SIMPLEX_ITERATIONS
+    assert P.simplex_budget("dense", 36_000) == 9_000  # jazz's first polish: unchanged
+    assert P.simplex_budget("dense", 189_136) == P.DENSE_MAX_SIMPLEX_ITERATIONS
+    assert P.simplex_budget("support", 189_136) == 189_136
+    assert P.simplex_budget("edges", 189_136) == 47_284  # edge problems keep 0.25 per row
+
+
 @pytest.mark.parametrize("layout, kept", [("dense", 60), ("support", 30)])
 def test_polish_rows_per_column_depend_on_the_layout(karate, monkeypatch, layout, kept):
     """The polish starts from the strongest 2 rows per column on the dense layout and 1

@@ -79,6 +79,14 @@ SIMPLEX_ITERATIONS_PER_ROW = 0.25
 #: for round 2, against 41-48 s per interior-point round), so it keeps the smaller budget.
 SUPPORT_SIMPLEX_ITERATIONS_PER_ROW = 1.0
 MIN_SIMPLEX_ITERATIONS = 5_000
+#: ... and never more than this many for the dense layout: on its large restricted LPs
+#: each iteration costs milliseconds, so a budget of 0.25 per row is minutes spent before
+#: the switch. Jaccard cc, the rows of the first polish, HiGHS's interior-point method
+#: from the start against the budget of 0.25 per row (``benchmarks/README.md``, "The dense
+#: polish's simplex budget"): celegans_metabolic round 1 (189k rows) 89 s against 253 s;
+#: USAir97 61 s against 71 s for the polish; celegansneural 209 s against 216 s. Smaller
+#: LPs (jazz: 36k rows, 9k iterations at most) keep their budget.
+DENSE_MAX_SIMPLEX_ITERATIONS = 10_000
 #: The dense metric closure (O(n^3) time, :func:`.._repair.repair_dense`) is tried on a
 #: round's optimum up to this many nodes: 1.1 s at 2,000 nodes on 2 cores, about 9 s at
 #: 4,000, next to restricted LPs of millions of columns.
@@ -411,6 +419,16 @@ def _repair_words(feasible):
     return "repaired by shortest paths (its metric closure)"
 
 
+def simplex_budget(structure, n_rows):
+    """Dual simplex iterations a restricted LP of ``n_rows`` rows gets before the polish
+    switches to the interior-point method (:data:`SIMPLEX_ITERATIONS_PER_ROW`,
+    :data:`SUPPORT_SIMPLEX_ITERATIONS_PER_ROW`, :data:`DENSE_MAX_SIMPLEX_ITERATIONS`)."""
+    if structure == "support":
+        return max(MIN_SIMPLEX_ITERATIONS, int(SUPPORT_SIMPLEX_ITERATIONS_PER_ROW * n_rows))
+    budget = max(MIN_SIMPLEX_ITERATIONS, int(SIMPLEX_ITERATIONS_PER_ROW * n_rows))
+    return budget if structure != "dense" else min(budget, DENSE_MAX_SIMPLEX_ITERATIONS)
+
+
 def _solve(rm, tol, gap_tol, deadline):
     """One round: the dual simplex method within its iteration budget, else (from then
     on) the interior-point method without crossover."""
@@ -421,10 +439,8 @@ def _solve(rm, tol, gap_tol, deadline):
         h.setOptionValue("ipm_optimality_tolerance", max(min(1e-7, 0.01 * gap_tol), 1e-10))
         return rm.solve(deadline)
     if rm.n_cols and rm.algorithm == "simplex":
-        per_row = SUPPORT_SIMPLEX_ITERATIONS_PER_ROW if rm.problem.structure == "support" \
-            else SIMPLEX_ITERATIONS_PER_ROW
-        budget = max(MIN_SIMPLEX_ITERATIONS, int(per_row * rm.model.n_rows))
-        h.setOptionValue("simplex_iteration_limit", budget)
+        h.setOptionValue("simplex_iteration_limit",
+                         simplex_budget(rm.problem.structure, rm.model.n_rows))
         result = rm.solve(deadline)
         if result[0] != Status.LIMIT or (deadline is not None and time.perf_counter() >= deadline):
             return result
