@@ -3,8 +3,8 @@
 Usage::
 
     nice -n 5 python benchmarks/bench_polish_rows.py [--graphs ca-GrQc,power,celegansneural,USAir97]
-        [--per-column 0.5,0.75,1,1.25,1.5,2] [--tol 1e-4] [--gap-tol 1e-4] [--threads 2]
-        [--data-dir DIR] [--out FILE]
+        [--per-column 0.5,0.75,1,1.25,1.5,2] [--dense-cap default] [--tol 1e-4]
+        [--gap-tol 1e-4] [--threads 2] [--data-dir DIR] [--out FILE]
 
 What it measures
 ----------------
@@ -15,9 +15,13 @@ LPStage.try_polish`); the run stops there. The same rows are then polished once 
 of ``--per-column``: :func:`metricopt.solvers.core.polish.polish_rows` keeps the strongest
 ``value x columns`` rows (between its ``MIN_ROWS`` and ``MAX_ROWS``) and
 :func:`metricopt.solvers.core.polish.polish` solves and separates them until its answer
-meets ``tol`` and ``gap_tol``. The table gives, per value, the starting rows, the rounds,
-the first round's seconds, the whole polish's seconds, its status and the certified LP
-gap of its answer. The row marked ``*`` is the layout's default.
+meets ``tol`` and ``gap_tol``. ``--dense-cap`` does the same for the dense layout's cap on
+the dual simplex iterations before the interior-point method
+(:data:`metricopt.solvers.core.polish.DENSE_MAX_SIMPLEX_ITERATIONS`; ``inf``: no cap, the
+budget of 0.25 per row alone; ``0``: the interior-point method from the start). The table
+gives, per value, the starting rows, the rounds, the first round's seconds, the whole
+polish's seconds, its status and the certified LP gap of its answer. A value marked ``*``
+is the default.
 
 The table is printed on stdout and, with ``--out``, rewritten after every graph.
 Timings on a shared machine are indicative only; compare values within one graph.
@@ -33,8 +37,8 @@ from pathlib import Path
 import numpy as np
 
 GRAPHS = "ca-GrQc,power,celegansneural,USAir97"
-HEADER = ("| graph | layout | n | gamma | active rows | rows per column | start rows | rounds | "
-          "round 1 s | polish s | status | certified gap |")
+HEADER = ("| graph | layout | n | gamma | active rows | rows per column | dense simplex cap | "
+          "start rows | rounds | round 1 s | polish s | status | certified gap |")
 
 
 class _Captured(BaseException):
@@ -77,8 +81,9 @@ def first_polish_rows(graph, args):
     return None
 
 
-def polish_once(problem, rows, per_column, args):
-    """One polish of ``rows`` with ``per_column`` rows per column kept: a dict of figures."""
+def polish_once(problem, rows, per_column, cap, args):
+    """One polish of ``rows`` with ``per_column`` rows per column kept and the dense
+    simplex cap ``cap`` (None: the default): a dict of figures."""
     from metricopt.result import Status
     from metricopt.solvers.core import polish as P
     from metricopt.solvers.core.gap import GAP_FLOOR, lp_gap, objective_scale
@@ -94,9 +99,16 @@ def polish_once(problem, rows, per_column, args):
         return dict(start=0, rounds=0, first=np.nan, seconds=0.0, status=f"skipped: {why}",
                     gap=np.nan, default=per_column == default)
     rounds = []
+    default_cap = P.DENSE_MAX_SIMPLEX_ITERATIONS
+    if cap is not None:
+        P.DENSE_MAX_SIMPLEX_ITERATIONS = cap
     t0 = time.perf_counter()
-    res = P.polish(problem, start, tol=args.tol, gap_tol=args.gap_tol, threads=args.threads,
-                   callback=lambda *a: rounds.append(time.perf_counter()))
+    try:
+        res = P.polish(problem, start, tol=args.tol, gap_tol=args.gap_tol,
+                       threads=args.threads,
+                       callback=lambda *a: rounds.append(time.perf_counter()))
+    finally:
+        P.DENSE_MAX_SIMPLEX_ITERATIONS = default_cap
     seconds = time.perf_counter() - t0
     gap = np.nan
     if res["x"] is not None and res["lower_bound"] is not None:
@@ -112,14 +124,27 @@ def run_graph(graph, args):
     if got is None:
         return [f"| {graph} | - | - | - | - | - | - | - | - | - | ended before a polish | - |"]
     problem, rows, gamma = got
+    from metricopt.solvers.core import polish as P
+
     out = []
+    caps = [None if v == "default" else (2 ** 62 if v == "inf" else int(float(v)))
+            for v in args.dense_cap.split(",")]
+    if problem.structure != "dense":
+        caps = [None]  # the cap is the dense layout's
     for per_column in (float(v) for v in args.per_column.split(",")):
-        r = polish_once(problem, rows, per_column, args)
-        mark = "*" if r["default"] else ""
-        out.append(f"| {graph} | {problem.structure} | {problem.n} | {gamma:g} | "
-                   f"{rows.n_rows:,} | {per_column:g}{mark} | {r['start']:,} | {r['rounds']} | "
-                   f"{r['first']:.1f} | {r['seconds']:.1f} | {r['status']} | {r['gap']:.1e} |")
-        print(out[-1], file=sys.stderr)
+        for cap in caps:
+            r = polish_once(problem, rows, per_column, cap, args)
+            mark = "*" if r["default"] else ""
+            shown = P.DENSE_MAX_SIMPLEX_ITERATIONS if cap is None else cap
+            cap_text = ("-" if problem.structure != "dense" else
+                        "none" if shown >= 2 ** 62 else f"{shown:,}")
+            cap_text += "*" if problem.structure == "dense" and shown == \
+                P.DENSE_MAX_SIMPLEX_ITERATIONS else ""
+            out.append(f"| {graph} | {problem.structure} | {problem.n} | {gamma:g} | "
+                       f"{rows.n_rows:,} | {per_column:g}{mark} | {cap_text} | "
+                       f"{r['start']:,} | {r['rounds']} | {r['first']:.1f} | "
+                       f"{r['seconds']:.1f} | {r['status']} | {r['gap']:.1e} |")
+            print(out[-1], file=sys.stderr)
     return out
 
 
@@ -127,6 +152,9 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--graphs", default=GRAPHS)
     parser.add_argument("--per-column", default="0.5,0.75,1,1.25,1.5,2")
+    parser.add_argument("--dense-cap", default="default",
+                        help="comma-separated DENSE_MAX_SIMPLEX_ITERATIONS values (inf, 0, "
+                             "or 'default')")
     parser.add_argument("--tol", type=float, default=1e-4)
     parser.add_argument("--gap-tol", type=float, default=1e-4)
     parser.add_argument("--threads", type=int, default=2)
