@@ -56,8 +56,9 @@ VARIANCE_DECAY = 0.999
 ROUND_WORK = 1e7
 #: ... but never more than this many passes' worth of work (a pass: every constraint
 #: checked and every objective term touched once, :func:`round_work`), so that a round of
-#: a tiny problem is not millions of steps: a 2-node ``mn`` took 2.4 s per round, 7 s
-#: for 3 rounds. Problems from karate (34 nodes) on are unchanged.
+#: a tiny problem is not millions of steps: a 2-node ``mn`` took 7 s for 3 rounds. Dense
+#: problems from about 30 nodes on are unchanged; ``cd``'s edge rows are few (karate 7.3
+#: -> 0.5 s, lesmis 7.5 -> 4.9 s, the same LP; ``benchmarks/README.md``).
 ROUND_PASSES = 1000
 
 
