@@ -66,6 +66,8 @@ def round_work(inst):
     """Work of one round: :data:`ROUND_WORK`, or :data:`ROUND_PASSES` passes if less."""
     one_pass = inst.total_checks + 2 * inst.nvar + inst.ngroups
     return float(min(ROUND_WORK, ROUND_PASSES * max(one_pass, 1)))
+
+
 #: The polish starts from inequalities whose value at the average is at least this
 #: fraction of the variables' scale below tight.
 ACTIVE_SLACK = 0.05

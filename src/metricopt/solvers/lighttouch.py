@@ -202,9 +202,9 @@ def solve_lighttouch(problem, *, tol, gap_tol, max_iter, time_limit, seed, threa
     steps : int or None
         Iterations per round; default (None): as many as take :data:`ROUND_WORK` (1e7)
         units of work (constraint checks, the O(groups) arithmetic of ``p`` and the
-        objective terms), or 1,000 passes' worth where that is less (problems below
-        about 30 nodes), counted, not timed; a FullTouch round is then at least one
-        iteration.
+        objective terms), or 1,000 passes' worth where that is less (dense problems
+        below about 30 nodes, cluster deletion on small graphs), counted, not timed;
+        a FullTouch round is then at least one iteration.
     check_every : int, default=5
         Rounds between full O(n^3) violation checks of the average.
     finish : {"certify", "project", "none"}, default="certify"

@@ -84,8 +84,10 @@ MIN_SIMPLEX_ITERATIONS = 5_000
 #: the switch. Jaccard cc, the rows of the first polish, HiGHS's interior-point method
 #: from the start against the budget of 0.25 per row (``benchmarks/README.md``, "The dense
 #: polish's simplex budget"): celegans_metabolic round 1 (189k rows) 89 s against 253 s;
-#: USAir97 61 s against 71 s for the polish; celegansneural 209 s against 216 s. Smaller
-#: LPs (jazz: 36k rows, 9k iterations at most) keep their budget.
+#: USAir97 61 s against 71 s for the polish; celegansneural 209 s against 216 s (but from
+#: project-forget's USAir97 rows the uncapped budget was faster, 70 s against 83 s: the
+#: later rounds differ by round 1's point). Smaller LPs (jazz: 36k rows, 9k iterations at
+#: most) keep their budget.
 DENSE_MAX_SIMPLEX_ITERATIONS = 10_000
 #: The dense metric closure (O(n^3) time, :func:`.._repair.repair_dense`) is tried on a
 #: round's optimum up to this many nodes: 1.1 s at 2,000 nodes on 2 cores, about 9 s at
