@@ -87,10 +87,16 @@ CASES = {
 }
 
 
+#: (case, method) pairs run only with ``-m slow`` (football keeps project-forget's cc in
+#: the default run)
+SLOW_CASES = {("jazz-cc", "project-forget")}
+
+
 def _case_params():
     for case, (_, _, _, methods) in CASES.items():
         for method in methods:
-            yield pytest.param(case, method, id=f"{case}-{method}")
+            marks = [pytest.mark.slow] if (case, method) in SLOW_CASES else []
+            yield pytest.param(case, method, id=f"{case}-{method}", marks=marks)
 
 
 def _source(case, tmp_path):

@@ -118,17 +118,17 @@ def test_not_applied_without_a_connected_edge_set_or_a_sum_row():
     assert res.status == Status.OPTIMAL
 
 
-@lru_cache(maxsize=1)
-def _ba100():
-    """Sparsest cut on a Barabasi-Albert graph (n = 100, m = 2) and its exact LP."""
-    p = _sc(nx.barabasi_albert_graph(100, 2, seed=1))
+@lru_cache(maxsize=None)
+def _ba(n, seed):
+    """Sparsest cut on a Barabasi-Albert graph (m = 2) and its exact LP."""
+    p = _sc(nx.barabasi_albert_graph(n, 2, seed=seed))
     return p, solve(p, method="highs-lazy")
 
 
 def test_project_forget_ends_sparsest_cut_by_the_path_repair():
     """project-forget's sparsest-cut iterate keeps violating above tol while its QP gap
     holds; the repair by shortest paths ends the stage with an exactly feasible x."""
-    p, exact = _ba100()
+    p, exact = _ba(60, 3)
     res = solve(p, method="project-forget", gap_tol=1e-2, polish=False)
     assert res.status == Status.OPTIMAL, res.message
     assert "repaired by shortest paths" in res.message
@@ -141,7 +141,7 @@ def test_project_forget_ends_sparsest_cut_by_the_path_repair():
 def test_projection_methods_polish_sparsest_cut_from_its_path_rows(method):
     """The stalled QP stage hands over to the path rows' LP (:func:`polish_paths`): the
     exact LP at gap_tol 1e-4, where project-forget alone stopped at its call limit."""
-    p, exact = _ba100()
+    p, exact = _ba(100, 1)
     assert 0 < _sc_paths.polish_rows(p) <= _sc_paths.MAX_POLISH_ROWS
     res = solve(p, method=method, gap_tol=1e-4)
     assert res.status == Status.OPTIMAL, res.message
@@ -155,8 +155,7 @@ def test_projection_methods_polish_sparsest_cut_from_its_path_rows(method):
 def test_polish_paths_is_the_exact_lp_with_a_certified_bound():
     from metricopt.solvers.core.polish import polish_paths
 
-    p = _sc(nx.barabasi_albert_graph(60, 2, seed=3))
-    exact = solve(p, method="highs-lazy")
+    p, exact = _ba(60, 3)
     res = polish_paths(p, tol=1e-9, gap_tol=1e-8)
     assert res["status"] == Status.OPTIMAL and res["rounds"] == 1
     assert p.max_violation(res["x"]) <= 1e-12

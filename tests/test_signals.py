@@ -152,9 +152,19 @@ def test_signal_during_warm_up_stops_at_once(tmp_path):
 # ------------------------------------------------------------------ in-process pieces
 @pytest.fixture
 def answered():
-    """The command line's handlers, installed for the test."""
-    with _signals.signals_interrupt():
-        yield
+    """The command line's handlers, installed for the test: also where the suite runs as
+    a shell's background job, which starts with SIGINT ignored (and an ignored signal
+    stays ignored, by design)."""
+    before = {s: signal.getsignal(s) for s in SIGNALS}
+    for signum, handler in before.items():
+        if handler is signal.SIG_IGN:
+            signal.signal(signum, signal.SIG_DFL)
+    try:
+        with _signals.signals_interrupt():
+            yield
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
 
 
 @pytest.mark.parametrize("signum", SIGNALS, ids=[_signals.signal_name(s) for s in SIGNALS])
