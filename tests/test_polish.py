@@ -134,16 +134,37 @@ def test_a_stage_grows_gamma_instead_of_polishing_when_that_is_predicted_to_clos
         return ActiveRows(triangles=np.zeros((0, 3), dtype=np.int64))
 
     stage = LPStage(problem, tol=1e-6, gap_tol=1e-2, polish="auto")
-    done, next_gamma = stage.finish(x, lambda: (value / (1 + gap), {}), active, None, 1.0)
+    done, next_gamma = stage.finish(x, lambda: (value / (1 + gap), {}), active, None, 10.0)
     assert not done if grows else done
-    assert (next_gamma == 10.0) if grows else next_gamma is None
+    assert (next_gamma == 100.0) if grows else next_gamma is None
     assert bool(asked) is not grows
     if grows:
         assert "predicted" in stage.polishes[-1]["skipped"]
+        # the early polish of the next stage waits for the same prediction
+        assert not stage.wants_early_polish(100.0)
     # with the polish switched off gamma grows either way
     off = LPStage(problem, tol=1e-6, gap_tol=1e-2, polish=False)
-    assert off.finish(x, lambda: (value / (1 + gap), {}), active, None, 1.0) == (False, 10.0)
+    assert off.finish(x, lambda: (value / (1 + gap), {}), active, None, 10.0) == (False, 100.0)
     assert not off.polishes
+
+
+def test_a_stage_below_the_polish_gamma_grows_before_the_polish(karate):
+    """The polish starts from the rows of a gamma >= POLISH_GAMMA: a stage of gamma 1
+    that misses the gap grows gamma, whatever the prediction, and neither it nor its
+    successor polishes early without a reason (:meth:`LPStage.wants_early_polish`)."""
+    from metricopt.solvers.core.stage import POLISH_GAMMA, LPStage
+
+    problem = build_problem("cc", karate)
+    x = solve(problem, method="highs", warm_up=False).x
+    value = problem.objective_value(x)
+    stage = LPStage(problem, tol=1e-6, gap_tol=1e-4, polish="auto")
+    assert not stage.wants_early_polish(1.0)
+    assert stage.wants_early_polish(POLISH_GAMMA)  # no stage has ended: no prediction
+    done, next_gamma = stage.finish(x, lambda: (value / 2, {}), None, None, 1.0)
+    assert (done, next_gamma) == (False, 10.0)
+    assert "waits" in stage.polishes[-1]["skipped"]
+    # a gap of 1 at gamma 1 is not predicted to fall below 1e-4 by gamma 100
+    assert stage.wants_early_polish(10.0)
 
 
 def test_polish_rows_refuses_a_model_beyond_half_the_memory(karate):
@@ -265,7 +286,9 @@ def test_polish_ends_by_a_feasible_point_when_that_meets_the_gap(monkeypatch, ho
     meets gap_tol ends the polish: exactly feasible, its cost within gap_tol of the
     round's certified bound."""
     from metricopt.solvers import _repair
+    from metricopt.solvers.core import integral
 
+    monkeypatch.setattr(integral, "integral_candidate", lambda *a, **k: None)
     if how == "shift":
         monkeypatch.setattr(_repair, "repair_dense", lambda problem, x: None)
     problem = build_problem("cc", read_graph("dolphins"), weights="unit")
@@ -289,11 +312,14 @@ def test_polish_ends_by_a_feasible_point_when_that_meets_the_gap(monkeypatch, ho
 @pytest.mark.parametrize("seed", range(3))
 @pytest.mark.parametrize("kind,params", [("cc", {}), ("cc", {"weights": "unit"}),
                                          ("mn", {"p": 1})])
-def test_the_polish_keeps_the_cheaper_feasible_point(karate, kind, params, seed):
+def test_the_polish_keeps_the_cheaper_feasible_point(monkeypatch, karate, kind, params, seed):
     """Of the shifted point and the metric closure, both exactly feasible, the answer is
-    the one of lower cost."""
+    the one of lower cost (the rounding, the last resort, left out)."""
     from metricopt.solvers._repair import repair_dense
+    from metricopt.solvers.core import integral
     from metricopt.solvers.core.polish import _feasible_answer
+
+    monkeypatch.setattr(integral, "integral_candidate", lambda *a, **k: None)
 
     problem = build_problem(kind, karate, **params)
     x = np.random.default_rng(seed).uniform(0, 1, problem.n_variables)
@@ -359,3 +385,26 @@ def test_polish_rows_per_column_depend_on_the_layout(karate, monkeypatch, layout
     assert got is not None, why
     assert got.n_rows == kept
     np.testing.assert_array_equal(got.triangles, tri[:kept])
+
+
+def test_the_polish_ends_by_a_rounding_within_the_gap():
+    """A round whose optimum misses tol, and whose shifted point and closure miss the
+    gap, ends when its rounding (an integral point of the LP) meets gap_tol against the
+    round's bound; the rounding is exactly feasible and said in the message."""
+    from metricopt.solvers import _repair
+
+    problem = build_problem("cc", read_graph("dolphins"), weights="unit")
+    empty = ActiveRows(triangles=np.zeros((0, 3), dtype=np.int64))
+    exact = polish(problem, empty, tol=1e-9, gap_tol=1e-4)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_repair, "repair_dense", lambda problem, x: None)
+        mp.setattr("metricopt.solvers.core.polish.shift_to_feasible", lambda *a: None)
+        loose = polish(problem, empty, tol=1e-9, gap_tol=0.5)
+    assert loose["status"] == Status.OPTIMAL and "integral" in loose
+    assert "rounded" in loose["message"]
+    fun = problem.objective_value(loose["x"])
+    assert set(np.unique(loose["x"])) <= {0.0, 1.0}
+    assert problem.max_violation(loose["x"]) == 0.0
+    assert fun == pytest.approx(loose["integral"]["value"])
+    assert exact["lower_bound"] * (1 - 1e-12) <= fun <= 1.5 * loose["lower_bound"]
+    assert loose["rounds"] < exact["rounds"]

@@ -98,28 +98,61 @@ def warm_up(solver, problem, options):
     opts = {k: v for k, v in opts.items() if k not in _DROPPED and k in accepted}
     if "max_iter" in accepted:
         opts["max_iter"] = 60
+    runs = [opts]
+    if "gamma" in accepted and problem.objective == "l1" and "gamma" not in options:
+        # a second tiny run from the gamma at which the polish starts
+        # (:data:`.core.stage.POLISH_GAMMA`): it passes through the polish's kernels
+        from .core.stage import POLISH_GAMMA
+
+        runs.append(dict(opts, gamma=POLISH_GAMMA))
     from .._signals import interrupt_cause
     from .core.loop import interrupt_immediate
 
     with warnings.catch_warnings(), interrupt_immediate():
         warnings.simplefilter("ignore")
         try:
-            solver.run(tiny, **opts)
+            # the tiny LP is integral: offered its rounding, the tiny run would end
+            # before the stages and the polish that load their kernels
+            from .core.stage import LPStage
+
+            LPStage.offer_rounding = False
+            try:
+                for run_opts in runs:
+                    res = solver.run(tiny, **run_opts)
+            finally:
+                LPStage.offer_rounding = True
             if "polish" in accepted and options.get("polish", "auto") is not False \
                     and tiny.objective != "l2":
                 # the LP polish's first use loads HiGHS, scipy.sparse and the separation
                 # kernels (about 0.5 s): load them here too, outside the clock
+                from .core.integral import integral_candidate
                 from .core.polish import ActiveRows, polish
 
                 polish(tiny, ActiveRows(), tol=1e-9, max_rounds=3)
+                # and a rounding offered as the answer, its kernels (and the rounding's)
+                if res.get("x") is not None:
+                    integral_candidate(tiny, res["x"], 0.0, tol=np.inf, gap_tol=np.inf)
             if tiny.structure == "dense":
                 _support_kernels()
+                _dense_check_kernels()
             solver.warm_up_kernels(tiny)  # what only this backend's runs may call
         except Exception as exc:  # the real solve reports any problem; a warm-up never fails it
             interrupt = interrupt_cause(exc)
             if interrupt is not None:  # a signal that landed in compiled code
                 raise interrupt from None
     return time.perf_counter() - start
+
+
+def _dense_check_kernels():
+    """Load the full triangle checks of a dense point (the max-violation scan where
+    the support is not sparse, and dykstra's early-exit test of its entrywise
+    rounding): the tiny runs' points need neither."""
+    from ..problems._triangles import _max_violation_kernel
+    from ._triangle_sparse import triangle_violation_exceeds
+
+    x = np.zeros(6)
+    _max_violation_kernel(x, 4)
+    triangle_violation_exceeds(x, 4, 1e-9)
 
 
 def _support_kernels():

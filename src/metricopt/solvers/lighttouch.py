@@ -118,7 +118,8 @@ OPTIONS = (
                doc="The stochastic phase ends at a full check where the average violates "
                    "nothing by more than this."),
     opt.POLISH.replace(doc="The LP polish of the finishing stage, as in dykstra (\"auto\": "
-                           "when the restricted LP fits in memory, not for sparsest cut)."),
+                           "when the restricted LP fits in memory, not for sparsest cut; unless "
+                           "false, a rounding within gap_tol of the bound may be the answer)."),
     opt.Option("penalty_growth", "float", default=2.0, low=1,
                doc="Factor of the penalty at a full check where the average's violation "
                    "fell by less than half since the previous one; 1 keeps it fixed."),

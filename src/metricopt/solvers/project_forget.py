@@ -118,7 +118,8 @@ OPTIONS = (
     opt.RESUME.replace(doc="Checkpoint to continue from (same problem, backend and gamma)."),
     opt.POLISH.replace(doc="When a converged QP stage misses gap_tol, solve the LP restricted "
                            "to the constraints holding a positive dual exactly and certify it "
-                           "from its LP dual."),
+                           "from its LP dual. Unless false, a rounding within gap_tol of the "
+                           "bound may be the answer."),
     opt.GAMMA_GROWTH,
     opt.SCHEDULER.replace(doc="Sparse problems (MET(G)) and the support-sized layout: run "
                               "the shortest-path oracle or the support scan on this Dask "

@@ -290,7 +290,7 @@ def step_stage(strategy, lp_stage, problem, m, *, tol, gap_tol, deadline, final,
     stalled (``watch``, :class:`ProgressWatch`), whatever ``tol`` and ``gap_tol`` are (a
     stage below :data:`.stage.POLISH_GAMMA` first grows ``gamma``), and,
     for strategies with ``early_polish``, as soon as the QP gap is below
-    :data:`.stage.POLISH_QP_GAP`.
+    :data:`.stage.POLISH_QP_GAP` (:meth:`.stage.LPStage.wants_early_polish`).
     """
     out = Outcome(violation=m.violation)
     stage_done = m.full and m.violation <= tol and m.qp_gap <= gap_tol
@@ -301,7 +301,8 @@ def step_stage(strategy, lp_stage, problem, m, *, tol, gap_tol, deadline, final,
     x_stage = None
     stalled = watch is not None and watch.stalled(gamma, m)
     if m.full and not stage_done and lp_stage.may_polish(gamma) and (
-            stalled or (m.qp_gap <= POLISH_QP_GAP and strategy.early_polish)):
+            stalled or (m.qp_gap <= POLISH_QP_GAP and strategy.early_polish
+                        and lp_stage.wants_early_polish(gamma))):
         # the active rows are known long before the QP converges; a stalled stage of a
         # small gamma first grows it (its active rows are far from the LP's)
         out.next_gamma = lp_stage.grow_before_polish(gamma) if stalled else None
@@ -319,7 +320,7 @@ def step_stage(strategy, lp_stage, problem, m, *, tol, gap_tol, deadline, final,
             out.violation = strategy.violation(out.x)
         if x_stage is None:
             out.lp_gap = lp_stage.gap(problem.objective_value(out.x))
-        if lp_stage.polished:
+        if lp_stage.polished or lp_stage.integral is not None:
             out.how = lp_stage.polish_how()
         elif out.candidate is not None:
             out.how = out.candidate.how
@@ -398,6 +399,10 @@ def iterate(strategy, problem, lp_stage, counters, *, tol, gap_tol, max_iter, ti
             # pairs (the multiplier search stops at its first value, still certified)
             until = time.perf_counter() if status == Status.INTERRUPTED else final
             lp_stage.offer_bound(*ans.certify(until))
+        if status == Status.LIMIT and _integral_at_limit(lp_stage, x, loop, time_limit):
+            x, viol, status = lp_stage.x, lp_stage.integral["max_violation"], Status.OPTIMAL
+            message = (f"certified LP gap {max(lp_stage.integral['gap'], 0.0):.2e} <= "
+                       f"gap_tol (the run stopped: {message}){lp_stage.polish_how()}")
     out = dict(x=x, status=status, message=message, nit=loop.it, max_violation=float(viol),
                history=loop.history)
     out.update(ans.fields)
@@ -408,6 +413,17 @@ def iterate(strategy, problem, lp_stage, counters, *, tol, gap_tol, max_iter, ti
     out.update(strategy.late_fields())
     out["elapsed"] = loop.elapsed()
     return out
+
+
+def _integral_at_limit(lp_stage, x, loop, time_limit):
+    """Whether the rounding of a run stopped by a limit meets the contract
+    (:meth:`.stage.LPStage.try_integral`): a stopped QP stage's point is often
+    infeasible, but its rounding is not. After a time limit the rounding has what is
+    left of the limit's allowance (:func:`finish_allowance`)."""
+    left = None
+    if time_limit is not None and loop.elapsed() >= time_limit:
+        left = max(loop.deadline + finish_allowance(time_limit) - time.perf_counter(), 0.1)
+    return lp_stage.try_integral(x, time_limit=left)
 
 
 def _one_iteration(strategy, problem, lp_stage, loop, *, tol, gap_tol, final, max_memory,

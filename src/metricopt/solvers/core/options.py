@@ -406,7 +406,8 @@ VERBOSE = Option("verbose", "bool", default=False,
                  doc="Accepted for interface compatibility (the library does not print).")
 POLISH = Option("polish", "choice", default="auto", choices=(True, False, "auto"),
                 doc="Solve the LP restricted to the active constraints exactly and certify "
-                    "it from its dual.")
+                    "it from its dual; unless false, a rounded clustering or cut within "
+                    "gap_tol of the bound may be the answer (an integral LP point).")
 GAMMA_GROWTH = Option("gamma_growth", "float", default=10.0, low=1, low_open=True,
                       doc="Factor by which gamma grows when a converged QP stage misses "
                           "gap_tol and the polish did not close it.")

@@ -366,7 +366,7 @@ def shift_to_feasible(problem, x, violation):
 def _feasible_answer(problem, x, worst, lower_bound, tol, gap_tol):
     """The cheaper of two exactly feasible points made from a round's optimum ``x``, if
     its cost meets ``gap_tol`` against ``lower_bound`` and its violation, measured,
-    ``tol``; else None.
+    ``tol``; else the rounding of ``x`` (:mod:`.integral`) if it does; else None.
 
     The candidates: :func:`shift_to_feasible` (towards the all-ones point; cheap where the
     violation is small) and the metric closure (the largest metric below ``x``: only the
@@ -380,11 +380,12 @@ def _feasible_answer(problem, x, worst, lower_bound, tol, gap_tol):
     Returns
     -------
     dict or None
-        ``x``, ``max_violation`` and either ``shift`` (its ``theta``) or ``repair``
-        (``"closure"``).
+        ``x``, ``max_violation`` and either ``shift`` (its ``theta``), ``repair``
+        (``"closure"``) or ``integral`` (the rounding's fields).
     """
     from .. import _repair
     from .gap import GAP_FLOOR, lp_gap, objective_scale
+    from .integral import integral_candidate
 
     if lower_bound is None or not np.isfinite(worst):
         return None
@@ -411,11 +412,19 @@ def _feasible_answer(problem, x, worst, lower_bound, tol, gap_tol):
         cand["max_violation"] = float(problem.max_violation(cand["x"]))
         if cand["max_violation"] <= tol:
             return cand
+    # the last resort, a rounding: where the LP's integrality gap is below gap_tol
+    integral = integral_candidate(problem, x, lower_bound, tol=tol, gap_tol=gap_tol,
+                                  floor=floor)
+    if integral is not None:
+        return dict(x=integral.pop("x"), max_violation=integral["max_violation"],
+                    integral=integral)
     return None
 
 
 def _repair_words(feasible):
     """How :func:`_feasible_answer` made its point, for the run's message."""
+    if "integral" in feasible:
+        return f"rounded ({feasible['integral']['rounding']['what']})"
     if "shift" in feasible:
         return f"moved towards the all-ones point by {feasible['shift']:.2g}"
     return "repaired by shortest paths (its metric closure)"

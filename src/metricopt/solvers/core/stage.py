@@ -9,8 +9,10 @@ Otherwise the active constraints go to the LP polish (:mod:`.polish`: the LP res
 to them, solved exactly, separated, and certified from its dual) and, if that does not
 close the gap, ``gamma`` grows by ``growth`` (exact regularisation [2]_: beyond some
 ``gamma`` the QP solution is an LP solution) and the backend goes on from its duals,
-scaled exactly. A stage that stalls (:class:`.driver.ProgressWatch`) below
-:data:`POLISH_GAMMA` grows ``gamma`` before its active rows go to the polish.
+scaled exactly. A stage below :data:`POLISH_GAMMA` that ends or stalls
+(:class:`.driver.ProgressWatch`) grows ``gamma`` before its active rows go to the
+polish. Before either, a rounding of the point is offered (:mod:`.integral`): where
+the LP's integrality gap is below ``gap_tol``, an integral point meets the contract.
 
 References
 ----------
@@ -49,6 +51,9 @@ POLISH_GAMMA = 10.0
 class LPStage:
     """Decides, at the end of a converged QP stage, whether the LP is reached.
 
+    :attr:`offer_rounding` (class attribute, True) is False only during the warm-up's
+    tiny run (:mod:`.._warmup`), which must pass through the stages it warms up.
+
     Parameters
     ----------
     problem : MetricProblem
@@ -56,7 +61,8 @@ class LPStage:
         Largest violation and certified LP gap of an ``optimal`` answer.
     polish : bool or "auto"
         Try the active-set LP polish (:mod:`.polish`) when the certificate misses
-        ``gap_tol``; ``"auto"``: when the restricted LP fits in memory. Problems with a
+        ``gap_tol``; ``"auto"``: when the restricted LP fits in memory. Unless False, a
+        rounding of the point is offered as the answer too (:meth:`try_integral`). Problems with a
         sum row (sparsest cut) solve their path rows instead, where the lemma of
         :mod:`.._sc_paths` applies and they are few (:func:`.._sc_paths.polish_rows`);
         otherwise gamma growth alone closes their gap.
@@ -64,6 +70,8 @@ class LPStage:
         Factor of the next stage's ``gamma`` when neither closes the gap.
     threads, max_memory : int or None
     """
+
+    offer_rounding = True
 
     def __init__(self, problem, *, tol, gap_tol, polish="auto", gamma_growth=GAMMA_GROWTH,
                  threads=None, max_memory=None):
@@ -73,6 +81,9 @@ class LPStage:
         # than 30 separation rounds (jazz, USAir97), so their polish solves the path rows
         # (:func:`.polish.polish_paths`), and "auto" tries it only where they are few
         self.polish = polish if problem.objective != "l2" else False
+        #: Whether a rounding may be the answer (:meth:`try_integral`): not with
+        #: ``polish=False``, which asks for the QP stages alone.
+        self.rounds = polish is not False
         if self.polish and problem.sum_value is not None:
             from .. import _sc_paths
 
@@ -86,6 +97,11 @@ class LPStage:
         self._tried = set()  # gammas at which the polish ran
         self.x = self.feasible_x = None
         self.feasible_value = np.inf
+        #: The rounded clustering that met the contract (:mod:`.integral`), or None.
+        self.integral = None
+        #: The certified gap of the last stage that ended, and its gamma (the
+        #: prediction of :meth:`wants_early_polish`).
+        self.last_gap = self.last_gamma = None
         self.certificates = 0
         self.certify_seconds = 0.0
         self.floor = GAP_FLOOR * objective_scale(problem)
@@ -121,10 +137,15 @@ class LPStage:
                     polish_rows=int(max((p["rows"] for p in ran), default=0)))
 
     def polish_how(self):
-        """How the polish made the answer, for the run's message."""
+        """How the polish (or the rounding, :attr:`integral`) made the answer, for the
+        run's message."""
+        from .integral import integral_words
+
+        ran = [p for p in self.polishes if "seconds" in p]
+        if self.integral is not None:
+            return integral_words(self.integral)
         if self.problem.sum_value is not None:
             return " (x from the LP on the path rows, repaired by shortest paths)"
-        ran = [p for p in self.polishes if "seconds" in p]
         if ran and "shift" in ran[-1]:
             return (" (x from the LP on the active constraints, moved towards the all-ones "
                     f"point by {ran[-1]['shift']:.2g})")
@@ -156,9 +177,45 @@ class LPStage:
         if self.best_bound is not None:
             self.best_details["method"] = self.best_method
 
+    def try_integral(self, x, time_limit=None):
+        """Offer the rounding of ``x`` as the answer (:mod:`.integral`): True when its
+        integral point meets ``tol`` and ``gap_tol`` against the best bound (then
+        :attr:`x` is it and :attr:`integral` says how it was made)."""
+        from .integral import integral_candidate
+
+        if not (self.rounds and self.offer_rounding):
+            return False
+        cand = integral_candidate(self.problem, x, self.best_bound, tol=self.tol,
+                                  gap_tol=self.gap_tol, floor=self.floor,
+                                  time_limit=time_limit)
+        if cand is None:
+            return False
+        self.x = cand.pop("x")
+        self.integral = cand
+        return True
+
     def may_polish(self, gamma):
         """Whether a polish is still to be tried at this ``gamma``."""
         return bool(self.polish) and not self.polished and gamma not in self._tried
+
+    def growth_predicted(self, gamma):
+        """Whether the gamma growth planned at the last stage's end is still predicted
+        to close the gap by the end of the stage after this one (the certified gap of a
+        converged stage shrinks at least like ``1 / gamma``; see :meth:`finish`)."""
+        if self.last_gap is None or self.growth <= 1.0:
+            return False
+        predicted = self.last_gap * self.last_gamma / (gamma * self.growth)
+        return predicted <= self.gap_tol
+
+    def wants_early_polish(self, gamma):
+        """Whether a stage at ``gamma`` whose QP gap is already small should polish
+        before it converges (``dykstra``): from :data:`POLISH_GAMMA` on, and only when
+        the gamma growth the last stage's end planned is not predicted to close the gap
+        first (:meth:`growth_predicted`). Jaccard cc on celegans_metabolic, gap_tol
+        1e-2: the polish of gamma 10's 189,136 rows took 90-120 s a round and still
+        missed at 300 s; the stages alone end at gamma 10-100 in 67 s."""
+        return self.may_polish(gamma) and gamma >= POLISH_GAMMA \
+            and not self.growth_predicted(gamma)
 
     def grow_before_polish(self, gamma):
         """The ``gamma`` a stalled stage should grow to before the polish (None: polish
@@ -213,6 +270,8 @@ class LPStage:
         self.offer_bound(res["lower_bound"], res["bound_details"], "lp_polish")
         if res["status"] != Status.OPTIMAL:
             return False
+        if "integral" in res:
+            self.integral = res["integral"]
         self.polished = True
         if self.gap(self.problem.objective_value(res["x"])) <= self.gap_tol:
             self.x = res["x"]
@@ -254,10 +313,19 @@ class LPStage:
         self.certify_seconds += time.perf_counter() - t0
         self.offer_bound(lb, details)
         gap = self.gap(value)
+        self.last_gap, self.last_gamma = gap, gamma
         if gap <= self.gap_tol:
+            return True, None
+        if self.try_integral(x):
             return True, None
         grow = None if (self.problem.objective == "l2" or gamma * self.growth > MAX_GAMMA) \
             else gamma * self.growth
+        if grow is not None and gamma < POLISH_GAMMA and self.may_polish(gamma) \
+                and self.problem.sum_value is None:
+            # the polish starts from the rows of a gamma >= POLISH_GAMMA (see there)
+            self.polishes.append(dict(skipped=f"the polish waits for gamma {grow:g}",
+                                      gamma=gamma))
+            return False, grow
         if grow is not None and gap / self.growth ** 2 <= self.gap_tol \
                 and self.may_polish(gamma):
             # the certified gap of a converged stage shrinks at least like 1/gamma (the
