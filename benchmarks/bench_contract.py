@@ -11,7 +11,8 @@ loaded first, outside the clock) with ``gap_tol`` from ``--gaps`` and the backen
 default ``tol``, except ``gap_tol`` 1e-6, which runs with ``tol`` 1e-8 (the redesign
 issue's tight setting); ``--time-limit`` stops a run. The table lists, per combination,
 the status, seconds, iterations, certified gap and violation, and whether the answer
-meets the contract (``optimal``); a run that is not ``optimal`` is a *stall* (a limit
+meets the contract (``optimal``, with what ended it: the QP ``stages``, the ``polish``
+or a ``rounding`` within gap_tol of the bound); a run that is not ``optimal`` is a *stall* (a limit
 reached, a stall, numerical trouble) unless it was refused before it started. With
 ``--before REV`` each combination also runs on that git revision (or checkout
 directory), side by side in one run, and the counts of stalls are compared. ``--jobs N``
@@ -73,7 +74,10 @@ except Exception as exc:  # refused before it starts (unsupported, memory)
     print(json.dumps(dict(status="refused", reason=f"{type(exc).__name__}: {exc}"[:120])))
     raise SystemExit(0)
 gap = res.get("gap")
-print(json.dumps(dict(status=res["status_name"], seconds=sec, nit=res["nit"],
+msg = res.get("message", "")
+ended = ("rounding" if ("rounded clustering" in msg or "rounded cut" in msg)
+         else "polish" if "x from the LP on" in msg else "stages")
+print(json.dumps(dict(status=res["status_name"], seconds=sec, nit=res["nit"], ended=ended,
                       gap=None if gap is None else float(gap),
                       violation=float(res["max_violation"]), fun=float(res["fun"]))))
 """
@@ -92,7 +96,8 @@ def run(src, kind, name, method, gap, args):
 def cell(r):
     if r["status"] in ("refused", "error"):
         return f"{r['status']}: {r['reason']}"
-    return (f"{r['status']}, {r['seconds']:.1f} s, {r['nit']} it, gap {r['gap']:.1e}, "
+    how = f" ({r['ended']})" if r["status"] == "optimal" and "ended" in r else ""
+    return (f"{r['status']}{how}, {r['seconds']:.1f} s, {r['nit']} it, gap {r['gap']:.1e}, "
             f"viol {r['violation']:.1e}")
 
 

@@ -148,23 +148,31 @@ def test_a_stage_grows_gamma_instead_of_polishing_when_that_is_predicted_to_clos
     assert not off.polishes
 
 
-def test_a_stage_below_the_polish_gamma_grows_before_the_polish(karate):
-    """The polish starts from the rows of a gamma >= POLISH_GAMMA: a stage of gamma 1
-    that misses the gap grows gamma, whatever the prediction, and neither it nor its
-    successor polishes early without a reason (:meth:`LPStage.wants_early_polish`)."""
-    from metricopt.solvers.core.stage import POLISH_GAMMA, LPStage
+@pytest.mark.parametrize("small", [True, False])
+def test_below_the_polish_gamma_only_a_small_restricted_lp_is_polished(monkeypatch, karate,
+                                                                      small):
+    """Below POLISH_GAMMA the polish takes a restricted LP of at most SMALL_POLISH_ROWS
+    rows; a larger one waits for gamma 10 (the stage grows), once per gamma."""
+    from metricopt.solvers.core import stage as S
 
     problem = build_problem("cc", karate)
     x = solve(problem, method="highs", warm_up=False).x
     value = problem.objective_value(x)
-    stage = LPStage(problem, tol=1e-6, gap_tol=1e-4, polish="auto")
-    assert not stage.wants_early_polish(1.0)
-    assert stage.wants_early_polish(POLISH_GAMMA)  # no stage has ended: no prediction
-    done, next_gamma = stage.finish(x, lambda: (value / 2, {}), None, None, 1.0)
-    assert (done, next_gamma) == (False, 10.0)
-    assert "waits" in stage.polishes[-1]["skipped"]
+    monkeypatch.setattr(S, "SMALL_POLISH_ROWS", 10**6 if small else 0)
+    lp_stage = S.LPStage(problem, tol=1e-6, gap_tol=1e-4, polish="auto")
+    assert lp_stage.wants_early_polish(1.0)  # no stage has ended: no prediction
+    rows = ActiveRows(triangles=np.array([[0, 1, 2]], dtype=np.int64))
+    done, next_gamma = lp_stage.finish(x, lambda: (value / 2, {}), lambda: rows, None, 1.0)
+    ran = [p for p in lp_stage.polishes if "seconds" in p]
+    if small:
+        assert ran and ran[0]["gamma"] == 1.0
+    else:
+        assert not ran and (done, next_gamma) == (False, 10.0)
+        assert "waits for gamma 10" in lp_stage.polishes[-1]["skipped"]
+    assert not lp_stage.may_polish(1.0)
+    assert lp_stage.may_polish(10.0) is not lp_stage.polished
     # a gap of 1 at gamma 1 is not predicted to fall below 1e-4 by gamma 100
-    assert stage.wants_early_polish(10.0)
+    assert lp_stage.wants_early_polish(10.0) is (not lp_stage.polished)
 
 
 def test_polish_rows_refuses_a_model_beyond_half_the_memory(karate):

@@ -9,9 +9,10 @@ Otherwise the active constraints go to the LP polish (:mod:`.polish`: the LP res
 to them, solved exactly, separated, and certified from its dual) and, if that does not
 close the gap, ``gamma`` grows by ``growth`` (exact regularisation [2]_: beyond some
 ``gamma`` the QP solution is an LP solution) and the backend goes on from its duals,
-scaled exactly. A stage below :data:`POLISH_GAMMA` that ends or stalls
+scaled exactly. A stage below :data:`POLISH_GAMMA` that stalls
 (:class:`.driver.ProgressWatch`) grows ``gamma`` before its active rows go to the
-polish. Before either, a rounding of the point is offered (:mod:`.integral`): where
+polish, and below it the polish takes only a small restricted LP
+(:data:`SMALL_POLISH_ROWS`). Before either, a rounding of the point is offered (:mod:`.integral`): where
 the LP's integrality gap is below ``gap_tol``, an integral point meets the contract.
 
 References
@@ -31,7 +32,7 @@ from ...result import Status
 from .gap import GAP_FLOOR, lp_gap, objective_scale
 
 __all__ = ["lp_gap", "objective_scale", "LPStage", "GAMMA_GROWTH", "MAX_GAMMA",
-           "POLISH_QP_GAP", "POLISH_GAMMA", "GAP_FLOOR"]
+           "POLISH_QP_GAP", "POLISH_GAMMA", "SMALL_POLISH_ROWS", "GAP_FLOOR"]
 
 #: Factor by which ``gamma`` grows when a converged QP stage misses the LP gap.
 GAMMA_GROWTH = 10.0
@@ -48,6 +49,12 @@ POLISH_QP_GAP = 1e-2
 #: 10 at 2901.06 and 6 rounds (155 s; the LP is 2903.24); celegansneural's first round
 #: 702.90 -> 715.99 (the LP is 720.41; benchmarks/README.md).
 POLISH_GAMMA = 10.0
+#: Below :data:`POLISH_GAMMA` the polish runs only when its restricted LP starts from at
+#: most this many rows: a small LP costs seconds whatever its gamma (jazz's strongest
+#: 50,000 rows: 0.55 s; polbooks from gamma 1 in 30 passes, 9.1 s, against 160 passes,
+#: 16.9 s, from gamma 10), a large one is cheaper from the rows of a larger gamma
+#: (Harvard500's 194,912 rows of gamma 1 took the whole 120 s limit).
+SMALL_POLISH_ROWS = 50_000
 class LPStage:
     """Decides, at the end of a converged QP stage, whether the LP is reached.
 
@@ -209,13 +216,13 @@ class LPStage:
 
     def wants_early_polish(self, gamma):
         """Whether a stage at ``gamma`` whose QP gap is already small should polish
-        before it converges (``dykstra``): from :data:`POLISH_GAMMA` on, and only when
-        the gamma growth the last stage's end planned is not predicted to close the gap
-        first (:meth:`growth_predicted`). Jaccard cc on celegans_metabolic, gap_tol
-        1e-2: the polish of gamma 10's 189,136 rows took 90-120 s a round and still
-        missed at 300 s; the stages alone end at gamma 10-100 in 67 s."""
-        return self.may_polish(gamma) and gamma >= POLISH_GAMMA \
-            and not self.growth_predicted(gamma)
+        before it converges (``dykstra``): only when the gamma growth the last stage's
+        end planned is not predicted to close the gap first (:meth:`growth_predicted`;
+        below :data:`POLISH_GAMMA`, :meth:`try_polish` takes only a small restricted
+        LP). Jaccard cc on celegans_metabolic, gap_tol 1e-2: the polish of gamma 10's
+        189,136 rows took 90-120 s a round and still missed at 300 s; the stages alone
+        end at gamma 10-100 in 67 s."""
+        return self.may_polish(gamma) and not self.growth_predicted(gamma)
 
     def grow_before_polish(self, gamma):
         """The ``gamma`` a stalled stage should grow to before the polish (None: polish
@@ -237,7 +244,9 @@ class LPStage:
         It needs only the active rows, not a converged QP: ``dykstra`` calls it, for l1
         objectives, as soon as its QP gap is below :data:`POLISH_QP_GAP` at a full
         check; otherwise :meth:`finish` does at the end of the stage, when the
-        certificate misses the gap. At most once per ``gamma``.
+        certificate misses the gap. At most once per ``gamma``; below
+        :data:`POLISH_GAMMA` only from at most :data:`SMALL_POLISH_ROWS` rows (else the
+        polish waits for a larger gamma).
         """
         if not self.may_polish(gamma):
             return False
@@ -255,6 +264,9 @@ class LPStage:
         else:
             every = active()
             rows, why = polish_rows(self.problem, every, self.max_memory)
+            if rows is not None and gamma < POLISH_GAMMA and rows.n_rows > SMALL_POLISH_ROWS:
+                rows, why = None, (f"{rows.n_rows:,} rows at gamma {gamma:g}: the polish "
+                                   f"waits for gamma {POLISH_GAMMA:g}")
             if rows is None:
                 self.polishes.append(dict(skipped=why, gamma=gamma))
                 return False
@@ -320,12 +332,6 @@ class LPStage:
             return True, None
         grow = None if (self.problem.objective == "l2" or gamma * self.growth > MAX_GAMMA) \
             else gamma * self.growth
-        if grow is not None and gamma < POLISH_GAMMA and self.may_polish(gamma) \
-                and self.problem.sum_value is None:
-            # the polish starts from the rows of a gamma >= POLISH_GAMMA (see there)
-            self.polishes.append(dict(skipped=f"the polish waits for gamma {grow:g}",
-                                      gamma=gamma))
-            return False, grow
         if grow is not None and gap / self.growth ** 2 <= self.gap_tol \
                 and self.may_polish(gamma):
             # the certified gap of a converged stage shrinks at least like 1/gamma (the
