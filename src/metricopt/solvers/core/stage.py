@@ -50,11 +50,13 @@ POLISH_QP_GAP = 1e-2
 #: 702.90 -> 715.99 (the LP is 720.41; benchmarks/README.md).
 POLISH_GAMMA = 10.0
 #: Below :data:`POLISH_GAMMA` the polish runs only when its restricted LP starts from at
-#: most this many rows: a small LP costs seconds whatever its gamma (jazz's strongest
-#: 50,000 rows: 0.55 s; polbooks from gamma 1 in 30 passes, 9.1 s, against 160 passes,
-#: 16.9 s, from gamma 10), a large one is cheaper from the rows of a larger gamma
-#: (Harvard500's 194,912 rows of gamma 1 took the whole 120 s limit).
-SMALL_POLISH_ROWS = 50_000
+#: most this many rows: a restricted LP of that size costs seconds to a minute whatever
+#: its gamma, a larger one is cheaper from the rows of a larger gamma. Jaccard cc,
+#: dykstra, the rows of gamma 1: netscience 52,554, celegansneural 70,966, USAir97
+#: 73,206 (from gamma 1, at the defaults: netscience 3.7 s, USAir97 91 s; from gamma 10:
+#: 26 s and 202 s); celegans_metabolic 168,398 and Harvard500 194,912 (the latter's
+#: polish took the whole 120 s limit at gap_tol 1e-2; benchmarks/README.md).
+SMALL_POLISH_ROWS = 100_000
 class LPStage:
     """Decides, at the end of a converged QP stage, whether the LP is reached.
 
