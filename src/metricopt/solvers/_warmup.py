@@ -98,13 +98,6 @@ def warm_up(solver, problem, options):
     opts = {k: v for k, v in opts.items() if k not in _DROPPED and k in accepted}
     if "max_iter" in accepted:
         opts["max_iter"] = 60
-    runs = [opts]
-    if "gamma" in accepted and problem.objective == "l1" and "gamma" not in options:
-        # a second tiny run from the gamma at which the polish starts
-        # (:data:`.core.stage.POLISH_GAMMA`): it passes through the polish's kernels
-        from .core.stage import POLISH_GAMMA
-
-        runs.append(dict(opts, gamma=POLISH_GAMMA))
     from .._signals import interrupt_cause
     from .core.loop import interrupt_immediate
 
@@ -117,8 +110,7 @@ def warm_up(solver, problem, options):
 
             LPStage.offer_rounding = False
             try:
-                for run_opts in runs:
-                    res = solver.run(tiny, **run_opts)
+                res = solver.run(tiny, **opts)
             finally:
                 LPStage.offer_rounding = True
             if "polish" in accepted and options.get("polish", "auto") is not False \
