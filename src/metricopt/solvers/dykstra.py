@@ -221,11 +221,8 @@ def solve_dykstra(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, or
         ``cc``, 2 threads: lesmis and football reach the LP optimum (relative error
         below 1e-12) in about 0.15 s (30 passes and 4 polish rounds), the QP at
         ``gamma = 1`` being 9.5% and 6.3% above it. Once a polish has reached the LP
-        optimum it is not repeated. Unless ``polish`` is False, the rounding of a
-        stage's point (or of a polish round's optimum, or of the point of a run
-        stopped by a limit) is the answer when its cost is within ``gap_tol`` of the
-        certified bound (:mod:`.core.integral`: a clustering's metric is an integral
-        point of the LP); False: the QP stages alone.
+        optimum it is not repeated. Unless False, a rounding within ``gap_tol`` of the
+        bound may be the answer (an integral LP point, :mod:`.core.integral`).
     gamma_growth : float, default=10.0
         Factor by which ``gamma`` grows when a converged QP stage misses ``gap_tol``
         and the polish did not close it; the duals (and ``x - delta``, ``f``) are scaled
