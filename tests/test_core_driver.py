@@ -1,5 +1,6 @@
 """The solver core: the stall watch of the stages and the one result path."""
 
+import json
 import warnings
 
 import numpy as np
@@ -68,6 +69,22 @@ def test_watch_state_round_trips_and_refuses_damage():
     for bad in ({"count": -1}, {"count": 1.5}, {"violation": "x"}, {"qp_gap": True}, [1]):
         with pytest.raises(InputError, match="stall_watch"):
             ProgressWatch().restore(bad)
+
+
+def test_stage_gaps_round_trip_and_refuse_damage():
+    """The measured gaps travel in a checkpoint's header: a resumed run predicts the
+    decay as the uninterrupted one does."""
+    problem = metricopt.build_problem("cc", metricopt.read_graph("karate"))
+    stage = LPStage(problem, tol=1e-4, gap_tol=1e-4)
+    stage.stage_gaps = [(1.0, 0.138), (10.0, 9.2e-3)]
+    again = LPStage(problem, tol=1e-4, gap_tol=1e-4)
+    again.restore_gaps(json.loads(json.dumps([list(p) for p in stage.stage_gaps])))
+    assert again.stage_gaps == stage.stage_gaps and again.decay() == stage.decay()
+    again.restore_gaps(None)  # a checkpoint written before the field: none measured
+    assert again.stage_gaps == stage.stage_gaps
+    for bad in ({"gamma": 1}, [[1.0]], [[1.0, "x"]], [[True, 0.1]], [[1.0, float("nan")]]):
+        with pytest.raises(InputError, match="stage_gaps"):
+            LPStage(problem, tol=1e-4, gap_tol=1e-4).restore_gaps(bad)
 
 
 def test_a_stalled_stage_is_polished_to_the_exact_lp():

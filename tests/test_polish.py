@@ -175,6 +175,147 @@ def test_below_the_polish_gamma_only_a_small_restricted_lp_is_polished(monkeypat
     assert lp_stage.wants_early_polish(10.0) is (not lp_stage.polished)
 
 
+@pytest.mark.parametrize("first_gap,second_gap,grows", [(0.5, 1.5e-2, True),
+                                                       (1e-2, 8e-3, False)])
+def test_the_decay_of_the_certified_gap_is_measured_over_two_stages(karate, first_gap,
+                                                                    second_gap, grows):
+    """Before two stages have ended the gap is predicted to shrink like 1/gamma; then at
+    the rate measured between them. 0.5 -> 1.5e-2 (33x) predicts 1.4e-5 after two more
+    stages: gamma grows (at 1/gamma, 1.5e-4: the polish would run); 1e-2 -> 8e-3 (1.25x)
+    predicts the polish (at 1/gamma, 8e-5: gamma would grow)."""
+    from metricopt.solvers.core.stage import LPStage
+
+    problem = build_problem("cc", karate)
+    x = solve(problem, method="highs", warm_up=False).x
+    value = problem.objective_value(x)
+    asked = []
+
+    def active():
+        asked.append(True)
+        return ActiveRows(triangles=np.zeros((0, 3), dtype=np.int64))
+
+    stage = LPStage(problem, tol=1e-6, gap_tol=1e-4, polish="auto")
+    stage.polish = False  # the first stage's polish is not what this test is about
+    assert stage.decay() == stage.growth
+    stage.finish(x, lambda: (value / (1 + first_gap), {}), active, None, 1.0)
+    assert stage.decay() == stage.growth and not stage.growth_predicted(10.0)
+    stage.polish = "auto"
+    stage.best_bound = None  # the second stage's certificate is what decides
+    done, next_gamma = stage.finish(x, lambda: (value / (1 + second_gap), {}), active,
+                                    None, 10.0)
+    assert stage.decay() == pytest.approx(first_gap / second_gap, rel=1e-9)
+    assert [g for g, _ in stage.stage_gaps] == [1.0, 10.0]
+    assert bool(asked) is not grows
+    if grows:
+        assert (done, next_gamma) == (False, 100.0)
+        assert "/ 33.3 per stage" in stage.polishes[-1]["skipped"]
+        assert stage.growth_predicted(100.0) and not stage.wants_early_polish(100.0)
+
+
+@pytest.mark.parametrize("second,expect", [(4e-3, "continue"), (9e-3, 100.0),
+                                           (1.3e-2, None), (5e-2, "continue"),
+                                           (5e-5, "met")])
+def test_a_stalled_stage_goes_on_grows_or_polishes_by_its_certified_gap(karate, second,
+                                                                       expect):
+    """A stage stalled at gamma >= 10, once a stage has converged, measures its certified
+    gap (a point made feasible from the iterate against a certificate of its duals):
+    within gap_tol it is the answer; the first stall, a gap halved since the last, or
+    one above the stage's predicted end (0.138 / 10) goes on; else gamma grows when two
+    more stages are predicted to close the gap, else the polish runs (None). Without an
+    earlier stage's gap or below gamma 10: None."""
+    from metricopt.solvers.core.stage import LPStage
+
+    problem = build_problem("cc", karate)
+    x = solve(problem, method="highs", warm_up=False).x
+    value = problem.objective_value(x)
+
+    def certify(gap):
+        return lambda: (value / (1 + gap), {})
+
+    stage = LPStage(problem, tol=1e-6, gap_tol=1e-4, polish="auto")
+    assert stage.after_stall(10.0, lambda: x, 0.0, certify(1e-2)) is None
+    assert stage.certificates == 0
+    stage.polish = False
+    stage.finish(x, lambda: (value / (1 + 0.138), {}), None, None, 1.0)
+    stage.polish = "auto"
+    assert stage.after_stall(1.0, lambda: x, 0.0, certify(1e-2)) is None
+    stage.best_bound = None
+    # the iterate violates by 0.05: the point measured is made feasible from it
+    worse = np.minimum(x + 0.05 * (np.arange(x.size) % 2), 1.0)
+    assert stage.after_stall(10.0, lambda: worse, problem.max_violation(worse),
+                             certify(1e-2)) == "continue"  # the first stall
+    assert stage.certificates == 2 and stage.feasible_x is not None
+    stage.best_bound = None
+    got = stage.after_stall(10.0, lambda: x, 0.0, certify(second))
+    assert got == expect
+    # a stall is a stage's end only when gamma grows from it
+    assert [g for g, _ in stage.stage_gaps] == ([1.0, 10.0] if expect == 100.0 else [1.0])
+    if expect == 100.0:
+        assert "stalled at gamma 10" in stage.polishes[-1]["skipped"]
+        assert stage.may_polish(10.0)  # the polish of gamma 10 was not tried
+    if expect == "met":
+        assert problem.max_violation(stage.x) <= 1e-6
+        assert problem.objective_value(stage.x) == pytest.approx(value, rel=1e-9)
+        assert "stalled" in stage.polish_how()
+
+
+def test_a_stalled_stage_behind_the_last_stage_goes_on_a_bounded_number_of_times(karate):
+    """Right after gamma grows the iterate is far from the new stage's point: a stall
+    whose gap is above the one predicted for the stage's end (1e-2 / 13.8 here) goes
+    on, at most MAX_STALLS_BEHIND times; then the gap decides as for any stall."""
+    from metricopt.solvers.core.stage import MAX_STALLS_BEHIND, LPStage
+
+    problem = build_problem("cc", karate)
+    x = solve(problem, method="highs", warm_up=False).x
+    value = problem.objective_value(x)
+    stage = LPStage(problem, tol=1e-6, gap_tol=1e-4, polish="auto")
+    stage.stage_gaps = [(1.0, 0.138), (10.0, 1e-2)]
+    assert stage.expected_gap(100.0) == pytest.approx(1e-2 / 13.8)
+    got = [stage.after_stall(100.0, lambda: x, 0.0, lambda: (value / 1.009, {}))
+           for _ in range(MAX_STALLS_BEHIND + 1)]
+    assert got == ["continue"] * MAX_STALLS_BEHIND + [None]  # no progress: the polish
+
+
+def test_a_stage_stalled_below_the_polish_gamma_records_its_certified_gap(karate):
+    """A stage stalled below gamma 10 grows gamma and ends there: its certified gap,
+    measured from a point made feasible from its iterate, is what the decay and the
+    stalls above gamma 10 start from."""
+    from metricopt.solvers.core.stage import LPStage
+
+    problem = build_problem("cc", karate)
+    x = solve(problem, method="highs", warm_up=False).x
+    value = problem.objective_value(x)
+    stage = LPStage(problem, tol=1e-6, gap_tol=1e-4, polish="auto")
+    assert stage.grow_before_polish(1.0, lambda: x, 0.0,
+                                    lambda: (value / 1.138, {})) == 10.0
+    assert stage.stage_gaps == [(1.0, pytest.approx(0.138))] and stage.certificates == 1
+    assert "polish waits for gamma 10" in stage.polishes[-1]["skipped"]
+    # the stall above gamma 10 now has a gap before it: the first one goes on
+    assert stage.after_stall(10.0, lambda: x, 0.0, lambda: (value / 1.01, {})) == \
+        "continue"
+
+
+def test_a_large_early_polish_waits_for_the_stages_certified_gap(monkeypatch, karate):
+    """Before a stage converges (dykstra's early polish) only a restricted LP of at most
+    SMALL_POLISH_ROWS rows is polished; a larger one waits for the stage's end, where the
+    gamma is still untried and the certified gap decides."""
+    from metricopt.solvers.core import stage as S
+
+    problem = build_problem("cc", karate)
+    x = solve(problem, method="highs", warm_up=False).x
+    value = problem.objective_value(x)
+    monkeypatch.setattr(S, "SMALL_POLISH_ROWS", 0)
+    lp_stage = S.LPStage(problem, tol=1e-6, gap_tol=1e-4, polish="auto")
+    rows = ActiveRows(triangles=np.array([[0, 1, 2]], dtype=np.int64))
+    assert lp_stage.wants_early_polish(10.0)
+    assert not lp_stage.try_polish(lambda: rows, None, 10.0, early=True)
+    assert "waits for the stage's certified gap" in lp_stage.polishes[-1]["skipped"]
+    assert lp_stage.may_polish(10.0) and not lp_stage.wants_early_polish(10.0)
+    lp_stage.finish(x, lambda: (value / 2, {}), lambda: rows, None, 10.0)
+    ran = [p for p in lp_stage.polishes if "seconds" in p]
+    assert ran and ran[0]["gamma"] == 10.0
+
+
 def test_polish_rows_refuses_a_model_beyond_half_the_memory(karate):
     """The restricted LP must fit in half the memory allowed, counted by the larger of the
     simplex and interior-point models (the polish may switch to the latter)."""

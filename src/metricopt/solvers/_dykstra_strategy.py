@@ -361,6 +361,7 @@ def _resume(path, st, problem, digest, options, counters, gammas):
     counters["seconds"] = float(meta["seconds"])
     counters["history"] = header_history(path, meta)
     counters["stall_watch"] = meta.get("stall_watch")
+    counters["stage_gaps"] = meta.get("stage_gaps")
     # a checkpoint without stages holds an iterate of the final gamma
     counters["stage"] = header_field(path, meta, "stage", "count", len(gammas) - 1)
     if counters["stage"] >= len(gammas):

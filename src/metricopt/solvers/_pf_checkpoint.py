@@ -105,3 +105,4 @@ def resumed_counters(counters, meta, path):
     counters["path_worst"] = meta.get("path_worst")
     counters["history"] = _checkpoint.header_history(path, meta)
     counters["stall_watch"] = meta.get("stall_watch")
+    counters["stage_gaps"] = meta.get("stage_gaps")

@@ -264,6 +264,11 @@ class ProgressWatch:
         self.violation = np.inf if violation is None else float(violation)
         self.qp_gap = np.inf if qp_gap is None else float(qp_gap)
 
+    def go_on(self, m):
+        """Count the stage's progress afresh from the measure ``m`` (a stall whose
+        certified gap still shrinks: :meth:`.stage.LPStage.after_stall`)."""
+        self.violation, self.qp_gap, self.count = m.violation, m.qp_gap, 0
+
     def stalled(self, gamma, m):
         """Take the measure ``m`` of a stage with regularisation ``gamma``; True once it
         has stalled."""
@@ -290,7 +295,8 @@ def step_stage(strategy, lp_stage, problem, m, *, tol, gap_tol, deadline, final,
     stalled (``watch``, :class:`ProgressWatch`), whatever ``tol`` and ``gap_tol`` are (a
     stage below :data:`.stage.POLISH_GAMMA` first grows ``gamma``), and,
     for strategies with ``early_polish``, as soon as the QP gap is below
-    :data:`.stage.POLISH_QP_GAP` (:meth:`.stage.LPStage.wants_early_polish`).
+    :data:`.stage.POLISH_QP_GAP` when its restricted LP is small
+    (:meth:`.stage.LPStage.wants_early_polish`).
     """
     out = Outcome(violation=m.violation)
     stage_done = m.full and m.violation <= tol and m.qp_gap <= gap_tol
@@ -304,10 +310,22 @@ def step_stage(strategy, lp_stage, problem, m, *, tol, gap_tol, deadline, final,
             stalled or (m.qp_gap <= POLISH_QP_GAP and strategy.early_polish
                         and lp_stage.wants_early_polish(gamma))):
         # the active rows are known long before the QP converges; a stalled stage of a
-        # small gamma first grows it (its active rows are far from the LP's)
-        out.next_gamma = lp_stage.grow_before_polish(gamma) if stalled else None
-        if out.next_gamma is None:
-            out.done = lp_stage.try_polish(strategy.active_rows, deadline, gamma)
+        # small gamma first grows it (its active rows are far from the LP's), a larger
+        # one when its measured gap predicts that growth closes the gap
+        measure = (strategy.stage_x, m.violation, lambda: strategy.certify(m, final))
+        out.next_gamma = lp_stage.grow_before_polish(gamma, *measure) if stalled else None
+        after = None
+        if stalled and out.next_gamma is None:
+            after = lp_stage.after_stall(gamma, *measure)
+            if after == "continue":
+                watch.go_on(m)
+            elif after == "met":
+                out.done = True
+            elif after is not None:
+                out.next_gamma = after
+        if out.next_gamma is None and after is None:
+            out.done = lp_stage.try_polish(strategy.active_rows, deadline, gamma,
+                                           early=not stalled)
     elif stage_done:
         x_stage = strategy.stage_x() if out.candidate is None else out.candidate.x
         out.done, out.next_gamma = lp_stage.finish(
@@ -320,7 +338,8 @@ def step_stage(strategy, lp_stage, problem, m, *, tol, gap_tol, deadline, final,
             out.violation = strategy.violation(out.x)
         if x_stage is None:
             out.lp_gap = lp_stage.gap(problem.objective_value(out.x))
-        if lp_stage.polished or lp_stage.integral is not None:
+        if lp_stage.polished or lp_stage.integral is not None \
+                or lp_stage.stall_point is not None:
             out.how = lp_stage.polish_how()
         elif out.candidate is not None:
             out.how = out.candidate.how
@@ -368,6 +387,7 @@ def iterate(strategy, problem, lp_stage, counters, *, tol, gap_tol, max_iter, ti
     # uninterrupted one does
     watch = ProgressWatch(tol=tol, gap_tol=gap_tol)
     watch.restore(counters.get("stall_watch"))
+    lp_stage.restore_gaps(counters.get("stage_gaps"))
     if callback is not None:
         # a polish takes minutes on large graphs: its rounds are reported as they end
         lp_stage.progress = lambda rec: callback(dict(rec, iteration=loop.it,
@@ -447,6 +467,7 @@ def _one_iteration(strategy, problem, lp_stage, loop, *, tol, gap_tol, final, ma
         loop.out_of_time()
         return False
     loop.counters["stall_watch"] = watch.state()  # of the iterations that count
+    loop.counters["stage_gaps"] = [list(p) for p in lp_stage.stage_gaps]
     loop.record(strategy.record(m, outcome, loop))
     if outcome.done:
         loop.stop(Status.OPTIMAL, f"certified LP gap {max(outcome.lp_gap, 0.0):.2e} "

@@ -363,6 +363,37 @@ def shift_to_feasible(problem, x, violation):
     return np.minimum((1.0 - theta) * np.clip(x, lo, hi) + theta * s, hi), theta
 
 
+def feasible_points(problem, x, worst):
+    """The points made exactly feasible from ``x`` (whose largest violation is
+    ``worst``): :func:`shift_to_feasible` and, where it applies, the metric closure
+    (:func:`.._repair.repair_dense`, :func:`.._repair.repair_support`).
+
+    Returns
+    -------
+    list of dict
+        ``x`` and either ``shift`` (its ``theta``) or ``repair`` (``"closure"``); their
+        violations are not measured here.
+    """
+    from .. import _repair
+
+    if not np.isfinite(worst):
+        return []
+    candidates = []
+    # clipping to the bounds moves each of a row's entries by at most the bound violation
+    shifted = shift_to_feasible(problem, x, worst + 3.0 * problem.bound_violation(x))
+    if shifted is not None:
+        candidates.append(dict(x=shifted[0], shift=shifted[1]))
+    closed = None
+    if problem.sum_value is None and isinstance(x, np.ndarray) \
+            and problem.n <= CLOSURE_MAX_NODES:
+        closed = _repair.repair_dense(problem, x)
+    elif problem.structure == "support" and problem.upper == 1.0:
+        closed = _repair.repair_support(x)
+    if closed is not None:
+        candidates.append(dict(x=closed, repair="closure"))
+    return candidates
+
+
 def _feasible_answer(problem, x, worst, lower_bound, tol, gap_tol):
     """The cheaper of two exactly feasible points made from a round's optimum ``x``, if
     its cost meets ``gap_tol`` against ``lower_bound`` and its violation, measured,
@@ -383,26 +414,13 @@ def _feasible_answer(problem, x, worst, lower_bound, tol, gap_tol):
         ``x``, ``max_violation`` and either ``shift`` (its ``theta``), ``repair``
         (``"closure"``) or ``integral`` (the rounding's fields).
     """
-    from .. import _repair
     from .gap import GAP_FLOOR, lp_gap, objective_scale
     from .integral import integral_candidate
 
     if lower_bound is None or not np.isfinite(worst):
         return None
     floor = GAP_FLOOR * objective_scale(problem)
-    candidates = []
-    # clipping to the bounds moves each of a row's entries by at most the bound violation
-    shifted = shift_to_feasible(problem, x, worst + 3.0 * problem.bound_violation(x))
-    if shifted is not None:
-        candidates.append(dict(x=shifted[0], shift=shifted[1]))
-    closed = None
-    if problem.sum_value is None and isinstance(x, np.ndarray) \
-            and problem.n <= CLOSURE_MAX_NODES:
-        closed = _repair.repair_dense(problem, x)
-    elif problem.structure == "support" and problem.upper == 1.0:
-        closed = _repair.repair_support(x)
-    if closed is not None:
-        candidates.append(dict(x=closed, repair="closure"))
+    candidates = feasible_points(problem, x, worst)
     passing = []
     for cand in candidates:
         fun = problem.objective_value(cand["x"])

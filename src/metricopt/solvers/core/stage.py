@@ -9,11 +9,15 @@ Otherwise the active constraints go to the LP polish (:mod:`.polish`: the LP res
 to them, solved exactly, separated, and certified from its dual) and, if that does not
 close the gap, ``gamma`` grows by ``growth`` (exact regularisation [2]_: beyond some
 ``gamma`` the QP solution is an LP solution) and the backend goes on from its duals,
-scaled exactly. A stage below :data:`POLISH_GAMMA` that stalls
-(:class:`.driver.ProgressWatch`) grows ``gamma`` before its active rows go to the
-polish, and below it the polish takes only a small restricted LP
-(:data:`SMALL_POLISH_ROWS`). Before either, a rounding of the point is offered (:mod:`.integral`): where
-the LP's integrality gap is below ``gap_tol``, an integral point meets the contract.
+scaled exactly. Growth is chosen when the gap's decay, measured over the stages
+(:meth:`LPStage.decay`), predicts it to close the gap within two stages. A stage below
+:data:`POLISH_GAMMA` that stalls (:class:`.driver.ProgressWatch`) grows ``gamma`` before
+its active rows go to the polish, and below it the polish takes only a small restricted
+LP (:data:`SMALL_POLISH_ROWS`); a stage above it that stalls measures its gap and grows
+when that predicts so; a large restricted LP is polished only at a stall or a stage's
+end, never early. Before either, a rounding of the point is offered
+(:mod:`.integral`): where the LP's integrality gap is below ``gap_tol``, an integral
+point meets the contract.
 
 References
 ----------
@@ -24,6 +28,7 @@ References
        programs. SIAM J. Control Optim. 17(6), 745-752 (exact regularisation).
 """
 
+import math
 import time
 
 import numpy as np
@@ -57,6 +62,12 @@ POLISH_GAMMA = 10.0
 #: 26 s and 202 s); celegans_metabolic 168,398 and Harvard500 194,912 (the latter's
 #: polish took the whole 120 s limit at gap_tol 1e-2; benchmarks/README.md).
 SMALL_POLISH_ROWS = 100_000
+#: A stage stalled above :data:`POLISH_GAMMA` goes on while the certified gap at each
+#: stall is at most this fraction of the last stall's (:meth:`LPStage.after_stall`).
+STALL_GAP_FACTOR = 0.5
+#: ... and at most this many times while its gap is still above the last stage's (a
+#: bound on the wait, whose length is not known in advance).
+MAX_STALLS_BEHIND = 8
 class LPStage:
     """Decides, at the end of a converged QP stage, whether the LP is reached.
 
@@ -108,9 +119,15 @@ class LPStage:
         self.feasible_value = np.inf
         #: The rounded clustering that met the contract (:mod:`.integral`), or None.
         self.integral = None
-        #: The certified gap of the last stage that ended, and its gamma (the
-        #: prediction of :meth:`wants_early_polish`).
-        self.last_gap = self.last_gamma = None
+        #: ``(gamma, certified gap)`` of every stage that ended, in order (the
+        #: predictions of :meth:`decay` and :meth:`growth_predicted`).
+        self.stage_gaps = []
+        self._waited = set()  # gammas whose early polish waits for the stage's end
+        self._stalls = {}  # gamma -> the certified gap at its stage's last stall
+        self._behind = {}  # gamma -> its stalls with a gap above the last stage's
+        #: The gamma of the stalled stage whose repaired point met the contract, or None.
+        self.stall_point = None
+        self._stall_x = None  # the point of the last stall_gap
         self.certificates = 0
         self.certify_seconds = 0.0
         self.floor = GAP_FLOOR * objective_scale(problem)
@@ -153,6 +170,9 @@ class LPStage:
         ran = [p for p in self.polishes if "seconds" in p]
         if self.integral is not None:
             return integral_words(self.integral)
+        if self.stall_point is not None:
+            return (f" (x made feasible from the stage at gamma {self.stall_point:g}, "
+                    "which had stalled)")
         if self.problem.sum_value is not None:
             return " (x from the LP on the path rows, repaired by shortest paths)"
         if ran and "shift" in ran[-1]:
@@ -207,39 +227,184 @@ class LPStage:
         """Whether a polish is still to be tried at this ``gamma``."""
         return bool(self.polish) and not self.polished and gamma not in self._tried
 
+    def restore_gaps(self, state, where="the checkpoint"):
+        """Continue from the :attr:`stage_gaps` of a checkpoint's header (None: none),
+        so that a resumed run predicts as the uninterrupted one does; refuse a
+        malformed one."""
+        if state is None:
+            return
+        from ...exceptions import InputError
+
+        def pair(p):
+            return isinstance(p, (list, tuple)) and len(p) == 2 and all(
+                isinstance(v, (int, float)) and not isinstance(v, bool) and np.isfinite(v)
+                for v in p)
+        if not isinstance(state, list) or not all(pair(p) for p in state):
+            raise InputError(f"cannot resume from {where}: its header field 'stage_gaps' "
+                             f"is not a list of [gamma, gap] pairs: {state!r:.80}")
+        self.stage_gaps = [(float(g), float(v)) for g, v in state]
+
+    def decay(self, gaps=None):
+        """The factor by which the certified gap is predicted to shrink per stage (one
+        growth of ``gamma``), from ``gaps`` (default :attr:`stage_gaps`).
+
+        Measured between the last two stages that ended (scaled to one growth, at most
+        ``growth ** 2``); before two have, ``growth``: the certified gap of a converged
+        stage shrinks at least like ``1 / gamma`` once ``gamma`` is large (the QP's point
+        and its Lagrangian bound are both O(1 / gamma) from the LP, V Thm. 5), but how
+        fast it shrinks before that depends on the graph. Jaccard cc, dykstra, tol 1e-4:
+        celegans_metabolic's gap falls from 0.138 at gamma 1 to 9.2e-3 at gamma 10 (15x)
+        and the stage at gamma 100 ends at the LP; benchmarks/README.md.
+        """
+        if self.growth <= 1.0:
+            return 1.0
+        ended = [(g, v) for g, v in (self.stage_gaps if gaps is None else gaps) if v > 0]
+        if len(ended) >= 2 and ended[-1][0] > ended[-2][0]:
+            (g0, v0), (g1, v1) = ended[-2], ended[-1]
+            per_stage = math.log(self.growth) / math.log(g1 / g0)
+            return float(min(max(v0 / v1, 1.0) ** per_stage, self.growth ** 2))
+        return self.growth
+
+    def expected_gap(self, gamma):
+        """The certified gap predicted for the end of the stage at ``gamma`` from the
+        last stage's at the rate of :meth:`decay` (inf before a stage has ended)."""
+        if not self.stage_gaps:
+            return np.inf
+        last_gamma, last_gap = self.stage_gaps[-1]
+        if self.growth <= 1.0 or gamma <= last_gamma:
+            return last_gap
+        stages = math.log(gamma / last_gamma) / math.log(self.growth)
+        return last_gap / self.decay() ** stages
+
+    @property
+    def last_gap(self):
+        """The certified gap of the last stage that ended (None before one has)."""
+        return self.stage_gaps[-1][1] if self.stage_gaps else None
+
     def growth_predicted(self, gamma):
         """Whether the gamma growth planned at the last stage's end is still predicted
-        to close the gap by the end of the stage after this one (the certified gap of a
-        converged stage shrinks at least like ``1 / gamma``; see :meth:`finish`)."""
-        if self.last_gap is None or self.growth <= 1.0:
+        to close the gap by the end of the stage after this one (at the rate of
+        :meth:`decay`; see :meth:`finish`)."""
+        if not self.stage_gaps or self.growth <= 1.0:
             return False
-        predicted = self.last_gap * self.last_gamma / (gamma * self.growth)
-        return predicted <= self.gap_tol
+        last_gamma, last_gap = self.stage_gaps[-1]
+        stages = math.log(gamma * self.growth / last_gamma) / math.log(self.growth)
+        return last_gap / self.decay() ** stages <= self.gap_tol
 
     def wants_early_polish(self, gamma):
         """Whether a stage at ``gamma`` whose QP gap is already small should polish
         before it converges (``dykstra``): only when the gamma growth the last stage's
-        end planned is not predicted to close the gap first (:meth:`growth_predicted`;
-        below :data:`POLISH_GAMMA`, :meth:`try_polish` takes only a small restricted
-        LP). Jaccard cc on celegans_metabolic, gap_tol 1e-2: the polish of gamma 10's
-        189,136 rows took 90-120 s a round and still missed at 300 s; the stages alone
-        end at gamma 10-100 in 67 s."""
-        return self.may_polish(gamma) and not self.growth_predicted(gamma)
+        end planned is not predicted to close the gap first (:meth:`growth_predicted`),
+        and only from a restricted LP of at most :data:`SMALL_POLISH_ROWS` rows (a larger
+        one waits for the stage's end, whose certified gap decides between the polish
+        and the growth: :meth:`try_polish` with ``early``). Jaccard cc on
+        celegans_metabolic, gap_tol 1e-2: the polish of gamma 10's 189,136 rows took
+        90-120 s a round and still missed at 300 s; the stages alone end at gamma 10-100
+        in 67 s."""
+        return self.may_polish(gamma) and gamma not in self._waited \
+            and not self.growth_predicted(gamma)
 
-    def grow_before_polish(self, gamma):
+    def grow_before_polish(self, gamma, x=None, violation=None, certify=None):
         """The ``gamma`` a stalled stage should grow to before the polish (None: polish
         now): below :data:`POLISH_GAMMA` when the polish starts from the active rows
         (sparsest cut's path rows do not depend on them). A growth is recorded in
-        :attr:`polishes` as a skipped polish, so the report says why none ran."""
+        :attr:`polishes` as a skipped polish, so the report says why none ran, and the
+        stage's certified gap at the stall, when ``x``, ``violation`` and ``certify`` can
+        measure it (:meth:`stall_gap`), in :attr:`stage_gaps`: the stage ends there."""
         grow = gamma * self.growth
         if not self.may_polish(gamma) or self.problem.sum_value is not None \
                 or gamma >= POLISH_GAMMA or self.growth <= 1.0 or grow > MAX_GAMMA:
             return None
+        gap = None if x is None else self.stall_gap(x, violation, certify)
+        if gap is not None:
+            self.stage_gaps.append((float(gamma), float(gap)))
         self.polishes.append(dict(skipped=f"the stage stalled at gamma {gamma:g}: the "
                                           f"polish waits for gamma {grow:g}", gamma=gamma))
         return grow
 
-    def try_polish(self, active, deadline, gamma):
+    def stall_gap(self, x, violation, certify):
+        """The certified gap of a stalled stage: of the cheapest point made exactly
+        feasible from its iterate ``x()`` (violation ``violation``;
+        :func:`.polish.feasible_points`), kept as :attr:`feasible_x` when the best so far,
+        against the certificate ``certify()`` of its duals. None when no point is made
+        (a problem with a sum row, an l2 objective, or no point within ``tol``)."""
+        from .polish import feasible_points
+
+        if self.problem.sum_value is not None or self.problem.objective == "l2":
+            return None
+        points = [p["x"] for p in feasible_points(self.problem, x(), violation)
+                  if self.problem.max_violation(p["x"]) <= self.tol]
+        if not points:
+            return None
+        values = [self.problem.objective_value(p) for p in points]
+        best = int(np.argmin(values))
+        self._stall_x = points[best]
+        if values[best] < self.feasible_value:
+            self.feasible_x, self.feasible_value = points[best], values[best]
+        t0 = time.perf_counter()
+        lb, details = certify()
+        self.certificates += 1
+        self.certify_seconds += time.perf_counter() - t0
+        self.offer_bound(lb, details)
+        return self.gap(values[best])
+
+    def after_stall(self, gamma, x, violation, certify):
+        """What a stage stalled at ``gamma >= POLISH_GAMMA`` does instead of the polish,
+        once an earlier stage's certified gap is known.
+
+        The stall's certified gap is measured as at a stage's end (:meth:`stall_gap`).
+        A stall counts violations and QP gaps; this gap is what the contract asks for:
+
+        - within ``gap_tol``: the point is the answer (:attr:`x`);
+        - a gap above the one predicted for the stage's end (:meth:`expected_gap`), up
+          to :data:`MAX_STALLS_BEHIND` times: the stage goes on (right after a growth
+          the iterate is far from the stage's point, and the certified gap of the
+          point made from it falls late: celegans_metabolic at gamma 100, 1.4e-2,
+          1.2e-2, 8.9e-3 at its first three stalls, 4.6e-5 at its end);
+        - the stage's first stall, or a gap at most :data:`STALL_GAP_FACTOR` of the last
+          stall's: the stage goes on (it converges slowly, not stalls);
+        - else gamma grows when two more stages are predicted to close the gap
+          (:meth:`decay`, from the stages' gaps and this one);
+        - else the polish runs.
+
+        Jaccard cc, dykstra, tol 1e-4: celegans_metabolic's stage at gamma 10 stalls at
+        violation 2.4e-2 and ends 130 passes later at gap 9.2e-3; its polish of 190,994
+        rows took 70-100 s a round; the stage at gamma 100 stalls twice within 100
+        passes of its start (gaps 1.4e-2 and 1.2e-2), its polish of 199,738 rows took
+        134 s for round 1 and missed, and the stage ends at the LP 880 passes after its
+        start (benchmarks/README.md).
+
+        Returns
+        -------
+        "met", "continue", a float (the next gamma) or None (polish now)
+        """
+        if not self.stage_gaps or not self.may_polish(gamma) or gamma < POLISH_GAMMA:
+            return None
+        gap = self.stall_gap(x, violation, certify)
+        if gap is None:
+            return None
+        last = self._stalls.get(gamma)
+        self._stalls[gamma] = gap
+        if gap <= self.gap_tol:
+            self.x, self.stall_point = self._stall_x, gamma
+            return "met"
+        behind = self._behind.get(gamma, 0)
+        if gap > self.expected_gap(gamma) and behind < MAX_STALLS_BEHIND:
+            self._behind[gamma] = behind + 1
+            return "continue"
+        if last is None or gap <= STALL_GAP_FACTOR * last:
+            return "continue"
+        grow = gamma * self.growth
+        decay = self.decay(self.stage_gaps + [(float(gamma), float(gap))])
+        if self.growth <= 1.0 or grow > MAX_GAMMA or gap / decay ** 2 > self.gap_tol:
+            return None
+        self.stage_gaps.append((float(gamma), float(gap)))  # the stage ends here
+        self.polishes.append(dict(skipped=f"the stage stalled at gamma {gamma:g} with gap "
+                                          f"{gap:.2e}: gamma {grow:g} is predicted to close "
+                                          f"it ({decay:.3g} per stage)", gamma=gamma))
+        return grow
+
+    def try_polish(self, active, deadline, gamma, early=False):
         """Run the polish once per ``gamma`` (:mod:`.polish`); True when its answer
         meets the LP gap (then ``self.x`` is it).
 
@@ -248,14 +413,16 @@ class LPStage:
         check; otherwise :meth:`finish` does at the end of the stage, when the
         certificate misses the gap. At most once per ``gamma``; below
         :data:`POLISH_GAMMA` only from at most :data:`SMALL_POLISH_ROWS` rows (else the
-        polish waits for a larger gamma).
+        polish waits for a larger gamma); ``early`` (before the stage converged): only
+        from at most that many rows whatever the gamma (else it waits for the stage's
+        end, and the gamma stays untried).
         """
         if not self.may_polish(gamma):
             return False
         from .polish import polish, polish_paths, polish_rows
 
-        self._tried.add(gamma)
         if self.problem.sum_value is not None:
+            self._tried.add(gamma)
             res = polish_paths(self.problem, tol=self.tol, gap_tol=self.gap_tol,
                                deadline=deadline, threads=self.threads,
                                max_memory=self.max_memory,
@@ -266,6 +433,13 @@ class LPStage:
         else:
             every = active()
             rows, why = polish_rows(self.problem, every, self.max_memory)
+            if early and rows is not None and rows.n_rows > SMALL_POLISH_ROWS:
+                self._waited.add(gamma)
+                self.polishes.append(dict(skipped=f"{rows.n_rows:,} rows at gamma "
+                                                  f"{gamma:g}: the polish waits for the "
+                                                  "stage's certified gap", gamma=gamma))
+                return False
+            self._tried.add(gamma)
             if rows is not None and gamma < POLISH_GAMMA and rows.n_rows > SMALL_POLISH_ROWS:
                 rows, why = None, (f"{rows.n_rows:,} rows at gamma {gamma:g}: the polish "
                                    f"waits for gamma {POLISH_GAMMA:g}")
@@ -327,25 +501,23 @@ class LPStage:
         self.certify_seconds += time.perf_counter() - t0
         self.offer_bound(lb, details)
         gap = self.gap(value)
-        self.last_gap, self.last_gamma = gap, gamma
+        self.stage_gaps.append((float(gamma), float(gap)))
         if gap <= self.gap_tol:
             return True, None
         if self.try_integral(x):
             return True, None
         grow = None if (self.problem.objective == "l2" or gamma * self.growth > MAX_GAMMA) \
             else gamma * self.growth
-        if grow is not None and gap / self.growth ** 2 <= self.gap_tol \
-                and self.may_polish(gamma):
-            # the certified gap of a converged stage shrinks at least like 1/gamma (the
-            # QP's point and its Lagrangian bound are both O(1/gamma) from the LP, V Thm.
-            # 5): when one or two more stages are predicted to close it, which costs a
-            # few scans each, gamma grows first, while the restricted LP's cost grows
-            # with its rows (ca-GrQc, gap_tol 2e-2: 150 s of gamma growth against 370 s
-            # of polish; a 5,000-node signed graph, gap_tol 1e-2: gap 0.138, two stages
-            # in 10 s against 79 s of polish that ended without a certificate;
-            # benchmarks/README.md)
+        decay = self.decay()
+        if grow is not None and gap / decay ** 2 <= self.gap_tol and self.may_polish(gamma):
+            # when one or two more stages are predicted to close the gap (:meth:`decay`),
+            # which costs a few scans each, gamma grows first, while the restricted LP's
+            # cost grows with its rows (ca-GrQc, gap_tol 2e-2: 150 s of gamma growth
+            # against 370 s of polish; a 5,000-node signed graph, gap_tol 1e-2: gap
+            # 0.138, two stages in 10 s against 79 s of polish that ended without a
+            # certificate; benchmarks/README.md)
             self.polishes.append(dict(skipped=f"gamma {grow:g} is predicted to close the "
-                                              f"gap ({gap:.2e} / {self.growth:g} per stage)",
+                                              f"gap ({gap:.2e} / {decay:.3g} per stage)",
                                       gamma=gamma))
             return False, grow
         if self.try_polish(active, deadline, gamma):
