@@ -212,6 +212,31 @@ def test_the_decay_of_the_certified_gap_is_measured_over_two_stages(karate, firs
         assert stage.growth_predicted(100.0) and not stage.wants_early_polish(100.0)
 
 
+def _wide_rows(problem, fraction=1.0):
+    """Active rows whose triangles touch the first ``fraction`` of the pairs."""
+    k = int(problem.n_variables * fraction) // 3 * 3
+    tri = np.arange(k, dtype=np.int64).reshape(-1, 3)
+    return ActiveRows(triangles=tri, duals=dict(triangles=np.ones(len(tri))))
+
+
+@pytest.mark.parametrize("fraction", [0.3, 0.9])
+def test_a_stall_decides_by_its_gap_only_where_the_restricted_lp_is_wide(karate, fraction):
+    """Where the restricted LP's columns cover at most half the variables (ca-GrQc: 2%)
+    the polish runs at a stall as before; where they cover more (celegans_metabolic:
+    93%) the stall's certified gap decides."""
+    from metricopt.solvers.core.stage import LPStage
+
+    problem = build_problem("cc", karate)
+    x = solve(problem, method="highs", warm_up=False).x
+    value = problem.objective_value(x)
+    stage = LPStage(problem, tol=1e-6, gap_tol=1e-4, polish="auto")
+    stage.stage_gaps = [(1.0, 0.138)]
+    got = stage.after_stall(10.0, lambda: x, 0.0, lambda: (value / 1.01, {}),
+                            lambda: _wide_rows(problem, fraction))
+    assert got == ("continue" if fraction > 0.5 else None)
+    assert stage.certificates == (1 if fraction > 0.5 else 0)
+
+
 @pytest.mark.parametrize("second,expect", [(4e-3, "continue"), (9e-3, 100.0),
                                            (1.3e-2, None), (5e-2, "continue"),
                                            (5e-5, "met")])
@@ -232,21 +257,24 @@ def test_a_stalled_stage_goes_on_grows_or_polishes_by_its_certified_gap(karate, 
     def certify(gap):
         return lambda: (value / (1 + gap), {})
 
+    def wide():
+        return _wide_rows(problem)
+
     stage = LPStage(problem, tol=1e-6, gap_tol=1e-4, polish="auto")
-    assert stage.after_stall(10.0, lambda: x, 0.0, certify(1e-2)) is None
+    assert stage.after_stall(10.0, lambda: x, 0.0, certify(1e-2), wide) is None
     assert stage.certificates == 0
     stage.polish = False
     stage.finish(x, lambda: (value / (1 + 0.138), {}), None, None, 1.0)
     stage.polish = "auto"
-    assert stage.after_stall(1.0, lambda: x, 0.0, certify(1e-2)) is None
+    assert stage.after_stall(1.0, lambda: x, 0.0, certify(1e-2), wide) is None
     stage.best_bound = None
     # the iterate violates by 0.05: the point measured is made feasible from it
     worse = np.minimum(x + 0.05 * (np.arange(x.size) % 2), 1.0)
     assert stage.after_stall(10.0, lambda: worse, problem.max_violation(worse),
-                             certify(1e-2)) == "continue"  # the first stall
+                             certify(1e-2), wide) == "continue"  # the first stall
     assert stage.certificates == 2 and stage.feasible_x is not None
     stage.best_bound = None
-    got = stage.after_stall(10.0, lambda: x, 0.0, certify(second))
+    got = stage.after_stall(10.0, lambda: x, 0.0, certify(second), wide)
     assert got == expect
     # a stall is a stage's end only when gamma grows from it
     assert [g for g, _ in stage.stage_gaps] == ([1.0, 10.0] if expect == 100.0 else [1.0])
@@ -271,7 +299,8 @@ def test_a_stalled_stage_behind_the_last_stage_goes_on_a_bounded_number_of_times
     stage = LPStage(problem, tol=1e-6, gap_tol=1e-4, polish="auto")
     stage.stage_gaps = [(1.0, 0.138), (10.0, 1e-2)]
     assert stage.expected_gap(100.0) == pytest.approx(1e-2 / 13.8)
-    got = [stage.after_stall(100.0, lambda: x, 0.0, lambda: (value / 1.009, {}))
+    got = [stage.after_stall(100.0, lambda: x, 0.0, lambda: (value / 1.009, {}),
+                             lambda: _wide_rows(problem))
            for _ in range(MAX_STALLS_BEHIND + 1)]
     assert got == ["continue"] * MAX_STALLS_BEHIND + [None]  # no progress: the polish
 
@@ -291,8 +320,8 @@ def test_a_stage_stalled_below_the_polish_gamma_records_its_certified_gap(karate
     assert stage.stage_gaps == [(1.0, pytest.approx(0.138))] and stage.certificates == 1
     assert "polish waits for gamma 10" in stage.polishes[-1]["skipped"]
     # the stall above gamma 10 now has a gap before it: the first one goes on
-    assert stage.after_stall(10.0, lambda: x, 0.0, lambda: (value / 1.01, {})) == \
-        "continue"
+    assert stage.after_stall(10.0, lambda: x, 0.0, lambda: (value / 1.01, {}),
+                             lambda: _wide_rows(problem)) == "continue"
 
 
 def test_a_large_early_polish_waits_for_the_stages_certified_gap(monkeypatch, karate):

@@ -316,7 +316,7 @@ def step_stage(strategy, lp_stage, problem, m, *, tol, gap_tol, deadline, final,
         out.next_gamma = lp_stage.grow_before_polish(gamma, *measure) if stalled else None
         after = None
         if stalled and out.next_gamma is None:
-            after = lp_stage.after_stall(gamma, *measure)
+            after = lp_stage.after_stall(gamma, *measure, strategy.active_rows)
             if after == "continue":
                 watch.go_on(m)
             elif after == "met":

@@ -188,6 +188,17 @@ class ActiveRows:
         return out
 
 
+def restricted_columns(problem, rows):
+    """The number of columns of the LP restricted to ``rows`` (:class:`ActiveRows`): the
+    pairs its triangle rows touch (l1 problems of the dense and support-sized layouts),
+    else every variable."""
+    tri = rows.triangles
+    if problem.structure in ("dense", "support") and problem.objective == "l1" \
+            and tri is not None:
+        return int(np.unique(tri).size) if len(tri) else 0
+    return int(problem.n_variables)
+
+
 def polish_rows(problem, active, max_memory=None):
     """The rows to start the polish from, or None when it is not worth trying.
 
