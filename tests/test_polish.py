@@ -306,17 +306,21 @@ def test_a_stalled_stage_behind_the_last_stage_goes_on_a_bounded_number_of_times
 
 
 def test_a_stage_stalled_below_the_polish_gamma_records_its_certified_gap(karate):
-    """A stage stalled below gamma 10 grows gamma and ends there: its certified gap,
-    measured from a point made feasible from its iterate, is what the decay and the
-    stalls above gamma 10 start from."""
+    """A stage stalled below gamma 10 grows gamma and ends there: where the restricted
+    LP is wide its certified gap, measured from a point made feasible from its iterate,
+    is what the decay and the stalls above gamma 10 start from."""
     from metricopt.solvers.core.stage import LPStage
 
     problem = build_problem("cc", karate)
     x = solve(problem, method="highs", warm_up=False).x
     value = problem.objective_value(x)
     stage = LPStage(problem, tol=1e-6, gap_tol=1e-4, polish="auto")
-    assert stage.grow_before_polish(1.0, lambda: x, 0.0,
-                                    lambda: (value / 1.138, {})) == 10.0
+    assert stage.grow_before_polish(1.0, lambda: x, 0.0, lambda: (value / 1.138, {}),
+                                    lambda: _wide_rows(problem, 0.3)) == 10.0
+    assert not stage.stage_gaps  # a narrow restricted LP: the stall is not measured
+    stage = LPStage(problem, tol=1e-6, gap_tol=1e-4, polish="auto")
+    assert stage.grow_before_polish(1.0, lambda: x, 0.0, lambda: (value / 1.138, {}),
+                                    lambda: _wide_rows(problem)) == 10.0
     assert stage.stage_gaps == [(1.0, pytest.approx(0.138))] and stage.certificates == 1
     assert "polish waits for gamma 10" in stage.polishes[-1]["skipped"]
     # the stall above gamma 10 now has a gap before it: the first one goes on

@@ -312,11 +312,12 @@ def step_stage(strategy, lp_stage, problem, m, *, tol, gap_tol, deadline, final,
         # the active rows are known long before the QP converges; a stalled stage of a
         # small gamma first grows it (its active rows are far from the LP's), a larger
         # one when its measured gap predicts that growth closes the gap
-        measure = (strategy.stage_x, m.violation, lambda: strategy.certify(m, final))
+        measure = (strategy.stage_x, m.violation, lambda: strategy.certify(m, final),
+                   strategy.active_rows)
         out.next_gamma = lp_stage.grow_before_polish(gamma, *measure) if stalled else None
         after = None
         if stalled and out.next_gamma is None:
-            after = lp_stage.after_stall(gamma, *measure, strategy.active_rows)
+            after = lp_stage.after_stall(gamma, *measure)
             if after == "continue":
                 watch.go_on(m)
             elif after == "met":

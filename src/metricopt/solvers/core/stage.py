@@ -303,23 +303,39 @@ class LPStage:
         return self.may_polish(gamma) and gamma not in self._waited \
             and not self.growth_predicted(gamma)
 
-    def grow_before_polish(self, gamma, x=None, violation=None, certify=None):
+    def grow_before_polish(self, gamma, x=None, violation=None, certify=None, active=None):
         """The ``gamma`` a stalled stage should grow to before the polish (None: polish
         now): below :data:`POLISH_GAMMA` when the polish starts from the active rows
         (sparsest cut's path rows do not depend on them). A growth is recorded in
-        :attr:`polishes` as a skipped polish, so the report says why none ran, and the
-        stage's certified gap at the stall, when ``x``, ``violation`` and ``certify`` can
-        measure it (:meth:`stall_gap`), in :attr:`stage_gaps`: the stage ends there."""
+        :attr:`polishes` as a skipped polish, so the report says why none ran. Where the
+        restricted LP from ``active()`` is wide (:meth:`wide_polish`), the stage's
+        certified gap at the stall (:meth:`stall_gap` of ``x``, ``violation``,
+        ``certify``) goes to :attr:`stage_gaps`: the stage ends there. Where it is
+        narrow, stalls are not measured and the polish from gamma 10 is the fast path
+        (ca-GrQc: measured, the decay from the stall of gamma 1 predicted growth, and
+        the stages took 3x the polish's time)."""
         grow = gamma * self.growth
         if not self.may_polish(gamma) or self.problem.sum_value is not None \
                 or gamma >= POLISH_GAMMA or self.growth <= 1.0 or grow > MAX_GAMMA:
             return None
-        gap = None if x is None else self.stall_gap(x, violation, certify)
+        gap = None
+        if x is not None and self.wide_polish(active):
+            gap = self.stall_gap(x, violation, certify)
         if gap is not None:
             self.stage_gaps.append((float(gamma), float(gap)))
         self.polishes.append(dict(skipped=f"the stage stalled at gamma {gamma:g}: the "
                                           f"polish waits for gamma {grow:g}", gamma=gamma))
         return grow
+
+    def wide_polish(self, active):
+        """Whether the LP restricted to the polish's rows from ``active()`` has columns
+        for more than :data:`WIDE_POLISH_FRACTION` of the variables (True also when the
+        polish would be refused)."""
+        from .polish import polish_rows, restricted_columns
+
+        rows, _ = polish_rows(self.problem, active(), self.max_memory)
+        return rows is None or restricted_columns(self.problem, rows) \
+            > WIDE_POLISH_FRACTION * self.problem.n_variables
 
     def stall_gap(self, x, violation, certify):
         """The certified gap of a stalled stage: of the cheapest point made exactly
@@ -383,13 +399,9 @@ class LPStage:
         -------
         "met", "continue", a float (the next gamma) or None (polish now)
         """
-        from .polish import polish_rows, restricted_columns
-
         if not self.stage_gaps or not self.may_polish(gamma) or gamma < POLISH_GAMMA:
             return None
-        rows, _ = polish_rows(self.problem, active(), self.max_memory)
-        if rows is not None and restricted_columns(self.problem, rows) \
-                <= WIDE_POLISH_FRACTION * self.problem.n_variables:
+        if not self.wide_polish(active):
             return None
         gap = self.stall_gap(x, violation, certify)
         if gap is None:
