@@ -329,13 +329,17 @@ class LPStage:
 
     def wide_polish(self, active):
         """Whether the LP restricted to the polish's rows from ``active()`` has columns
-        for more than :data:`WIDE_POLISH_FRACTION` of the variables (True also when the
-        polish would be refused)."""
+        for more than :data:`WIDE_POLISH_FRACTION` of the LP's variables (every pair of
+        the dense and support-sized layouts; True also when the polish would be
+        refused)."""
+        from ...problems._pairs import n_pairs
         from .polish import polish_rows, restricted_columns
 
         rows, _ = polish_rows(self.problem, active(), self.max_memory)
+        every = n_pairs(self.problem.n) if self.problem.structure in ("dense", "support") \
+            else self.problem.n_variables
         return rows is None or restricted_columns(self.problem, rows) \
-            > WIDE_POLISH_FRACTION * self.problem.n_variables
+            > WIDE_POLISH_FRACTION * every
 
     def stall_gap(self, x, violation, certify):
         """The certified gap of a stalled stage: of the cheapest point made exactly
