@@ -380,7 +380,8 @@ class LPStage:
         The stall's certified gap is measured as at a stage's end (:meth:`stall_gap`).
         A stall counts violations and QP gaps; this gap is what the contract asks for:
 
-        - within ``gap_tol``: the point is the answer (:attr:`x`);
+        - within ``gap_tol``: the point is the answer (:attr:`x`), or its rounding
+          where that is (:meth:`try_integral`, as at a stage's end);
         - a gap above the one predicted for the stage's end (:meth:`expected_gap`), up
           to :data:`MAX_STALLS_BEHIND` times: the stage goes on (right after a growth
           the iterate is far from the stage's point, and the certified gap of the
@@ -414,6 +415,8 @@ class LPStage:
         self._stalls[gamma] = gap
         if gap <= self.gap_tol:
             self.x, self.stall_point = self._stall_x, gamma
+            return "met"
+        if self.try_integral(self._stall_x):  # as at a stage's end
             return "met"
         behind = self._behind.get(gamma, 0)
         if gap > self.expected_gap(gamma) and behind < MAX_STALLS_BEHIND:
