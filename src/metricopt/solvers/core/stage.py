@@ -64,8 +64,10 @@ POLISH_GAMMA = 10.0
 SMALL_POLISH_ROWS = 100_000
 #: A stall above :data:`POLISH_GAMMA` decides by its certified gap only where the
 #: restricted LP's columns cover more than this fraction of the variables
-#: (:meth:`LPStage.after_stall`); else the polish runs.
-WIDE_POLISH_FRACTION = 0.5
+#: (:meth:`LPStage.after_stall`); else the polish runs. Set between measured graphs:
+#: Harvard500 48% (238,428 rows on 60,477 of 124,750 pairs), celegans_metabolic above
+#: half; ca-GrQc 2% (its polish from gamma 10 is the fast path).
+WIDE_POLISH_FRACTION = 0.25
 #: A stage stalled above :data:`POLISH_GAMMA` goes on while the certified gap at each
 #: stall is at most this fraction of the last stall's (:meth:`LPStage.after_stall`).
 STALL_GAP_FACTOR = 0.5
@@ -370,12 +372,12 @@ class LPStage:
     def after_stall(self, gamma, x, violation, certify, active):
         """What a stage stalled at ``gamma >= POLISH_GAMMA`` does instead of the polish,
         once an earlier stage's certified gap is known, when its restricted LP (from the
-        rows ``active()``) is not restricted: its columns cover more than
-        :data:`WIDE_POLISH_FRACTION` of the problem's variables. Such an LP is the full
-        LP's size with part of its rows, highly degenerate, and slow: Jaccard cc,
-        celegans_metabolic (93% of the pairs) 70-134 s a round, violation 1 after round
-        1 at gamma 10 and at gamma 100; ca-GrQc's (2% of the pairs) ends at the LP from
-        gamma 10 in 6 rounds, 155 s, faster than the stages (benchmarks/README.md).
+        rows ``active()``) is wide: its columns cover more than
+        :data:`WIDE_POLISH_FRACTION` of the problem's variables. Such an LP has several
+        rows per column, is highly degenerate, and slow: Jaccard cc, celegans_metabolic
+        and Harvard500 70-134 s a round, violation 1 after round 1 at gamma 10 and at
+        gamma 100; ca-GrQc's (2% of the pairs) ends at the LP from gamma 10 in 6 rounds,
+        155 s, faster than the stages (benchmarks/README.md).
 
         The stall's certified gap is measured as at a stage's end (:meth:`stall_gap`).
         A stall counts violations and QP gaps; this gap is what the contract asks for:
