@@ -71,6 +71,29 @@ def test_watch_state_round_trips_and_refuses_damage():
             ProgressWatch().restore(bad)
 
 
+def test_watch_times_the_floor_measurements_in_full_checks_of_a_stage():
+    watch = ProgressWatch()
+    due = []
+    for k in range(7):
+        watch.stalled(1.0, _full(1e-2 / 2 ** k, 1e-2))
+        due.append(watch.floor_due(3))
+    assert due == [False, False, True, False, False, True, False]
+    assert not watch.floor_due(None)
+    watch.stalled(1.0, Measure(qp_gap=1e-3, violation=1e-3, full=False))
+    assert watch.full_checks == 7  # an estimate is not a full check
+    watch.floor_gap = 0.14
+    again = ProgressWatch()
+    again.restore(watch.state())  # the stage's measurements travel in checkpoints
+    assert (again.full_checks, again.floor_gap) == (7, 0.14)
+    watch.stalled(10.0, _full(1e-2, 1e-2))  # a new stage counts afresh
+    assert (watch.full_checks, watch.floor_gap) == (1, None)
+    old = {k: v for k, v in watch.state().items() if k not in ("full_checks", "floor_gap")}
+    again.restore(old)  # a checkpoint of an earlier version
+    assert (again.full_checks, again.floor_gap) == (0, None)
+    with pytest.raises(InputError, match="stall_watch"):
+        ProgressWatch().restore(dict(old, full_checks=-2))
+
+
 def test_stage_gaps_round_trip_and_refuse_damage():
     """The measured gaps travel in a checkpoint's header: a resumed run predicts the
     decay as the uninterrupted one does."""

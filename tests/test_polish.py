@@ -40,6 +40,14 @@ def karate():
     return read_graph("karate")
 
 
+@pytest.fixture(scope="module")
+def karate_lp(karate):
+    """Jaccard cc on karate, its exact LP optimum and value (HiGHS)."""
+    problem = build_problem("cc", karate)
+    x = solve(problem, method="highs", warm_up=False).x
+    return problem, x, problem.objective_value(x)
+
+
 def _exact(problem):
     return solve(problem, method="highs", lp_algorithm="simplex", warm_up=False).fun
 
@@ -118,15 +126,13 @@ def test_a_limit_after_a_gamma_change_returns_the_last_feasible_point(karate, me
 
 @pytest.mark.parametrize("gap,grows", [(0.05, True), (0.5, True), (5.0, False)])
 def test_a_stage_grows_gamma_instead_of_polishing_when_that_is_predicted_to_close_the_gap(
-        karate, gap, grows):
+        karate_lp, gap, grows):
     """A converged stage's certified gap shrinks like 1/gamma: when one or two more
     stages are predicted to close it (gap / growth**2 <= gap_tol) gamma grows and the
     polish waits; otherwise the polish runs first."""
     from metricopt.solvers.core.stage import LPStage
 
-    problem = build_problem("cc", karate)
-    x = solve(problem, method="highs", warm_up=False).x
-    value = problem.objective_value(x)
+    problem, x, value = karate_lp
     asked = []
 
     def active():
@@ -149,15 +155,13 @@ def test_a_stage_grows_gamma_instead_of_polishing_when_that_is_predicted_to_clos
 
 
 @pytest.mark.parametrize("small", [True, False])
-def test_below_the_polish_gamma_only_a_small_restricted_lp_is_polished(monkeypatch, karate,
+def test_below_the_polish_gamma_only_a_small_restricted_lp_is_polished(monkeypatch, karate_lp,
                                                                       small):
     """Below POLISH_GAMMA the polish takes a restricted LP of at most SMALL_POLISH_ROWS
     rows; a larger one waits for gamma 10 (the stage grows), once per gamma."""
     from metricopt.solvers.core import stage as S
 
-    problem = build_problem("cc", karate)
-    x = solve(problem, method="highs", warm_up=False).x
-    value = problem.objective_value(x)
+    problem, x, value = karate_lp
     monkeypatch.setattr(S, "SMALL_POLISH_ROWS", 10**6 if small else 0)
     lp_stage = S.LPStage(problem, tol=1e-6, gap_tol=1e-4, polish="auto")
     assert lp_stage.wants_early_polish(1.0)  # no stage has ended: no prediction
@@ -177,7 +181,7 @@ def test_below_the_polish_gamma_only_a_small_restricted_lp_is_polished(monkeypat
 
 @pytest.mark.parametrize("first_gap,second_gap,grows", [(0.5, 1.5e-2, True),
                                                        (1e-2, 8e-3, False)])
-def test_the_decay_of_the_certified_gap_is_measured_over_two_stages(karate, first_gap,
+def test_the_decay_of_the_certified_gap_is_measured_over_two_stages(karate_lp, first_gap,
                                                                     second_gap, grows):
     """Before two stages have ended the gap is predicted to shrink like 1/gamma; then at
     the rate measured between them. 0.5 -> 1.5e-2 (33x) predicts 1.4e-5 after two more
@@ -185,9 +189,7 @@ def test_the_decay_of_the_certified_gap_is_measured_over_two_stages(karate, firs
     predicts the polish (at 1/gamma, 8e-5: gamma would grow)."""
     from metricopt.solvers.core.stage import LPStage
 
-    problem = build_problem("cc", karate)
-    x = solve(problem, method="highs", warm_up=False).x
-    value = problem.objective_value(x)
+    problem, x, value = karate_lp
     asked = []
 
     def active():
@@ -220,15 +222,13 @@ def _wide_rows(problem, fraction=1.0):
 
 
 @pytest.mark.parametrize("fraction", [0.2, 0.9])
-def test_a_stall_decides_by_its_gap_only_where_the_restricted_lp_is_wide(karate, fraction):
+def test_a_stall_decides_by_its_gap_only_where_the_restricted_lp_is_wide(karate_lp, fraction):
     """Where the restricted LP's columns cover at most a quarter of the variables
     (ca-GrQc: 2%) the polish runs at a stall as before; where they cover more
     (Harvard500: 48%) the stall's certified gap decides."""
     from metricopt.solvers.core.stage import LPStage
 
-    problem = build_problem("cc", karate)
-    x = solve(problem, method="highs", warm_up=False).x
-    value = problem.objective_value(x)
+    problem, x, value = karate_lp
     stage = LPStage(problem, tol=1e-6, gap_tol=1e-4, polish="auto")
     stage.stage_gaps = [(1.0, 0.138)]
     got = stage.after_stall(10.0, lambda: x, 0.0, lambda: (value / 1.01, {}),
@@ -240,7 +240,7 @@ def test_a_stall_decides_by_its_gap_only_where_the_restricted_lp_is_wide(karate,
 @pytest.mark.parametrize("second,expect", [(4e-3, "continue"), (9e-3, 100.0),
                                            (1.3e-2, None), (5e-2, "continue"),
                                            (5e-5, "met")])
-def test_a_stalled_stage_goes_on_grows_or_polishes_by_its_certified_gap(karate, second,
+def test_a_stalled_stage_goes_on_grows_or_polishes_by_its_certified_gap(karate_lp, second,
                                                                        expect):
     """A stage stalled at gamma >= 10, once a stage has converged, measures its certified
     gap (a point made feasible from the iterate against a certificate of its duals):
@@ -250,9 +250,7 @@ def test_a_stalled_stage_goes_on_grows_or_polishes_by_its_certified_gap(karate, 
     earlier stage's gap or below gamma 10: None."""
     from metricopt.solvers.core.stage import LPStage
 
-    problem = build_problem("cc", karate)
-    x = solve(problem, method="highs", warm_up=False).x
-    value = problem.objective_value(x)
+    problem, x, value = karate_lp
 
     def certify(gap):
         return lambda: (value / (1 + gap), {})
@@ -284,18 +282,16 @@ def test_a_stalled_stage_goes_on_grows_or_polishes_by_its_certified_gap(karate, 
     if expect == "met":
         assert problem.max_violation(stage.x) <= 1e-6
         assert problem.objective_value(stage.x) == pytest.approx(value, rel=1e-9)
-        assert "stalled" in stage.polish_how()
+        assert "from the iterate of the stage at gamma 10" in stage.polish_how()
 
 
-def test_a_stalled_stage_behind_the_last_stage_goes_on_a_bounded_number_of_times(karate):
+def test_a_stalled_stage_behind_the_last_stage_goes_on_a_bounded_number_of_times(karate_lp):
     """Right after gamma grows the iterate is far from the new stage's point: a stall
     whose gap is above the one predicted for the stage's end (1e-2 / 13.8 here) goes
     on, at most MAX_STALLS_BEHIND times; then the gap decides as for any stall."""
     from metricopt.solvers.core.stage import MAX_STALLS_BEHIND, LPStage
 
-    problem = build_problem("cc", karate)
-    x = solve(problem, method="highs", warm_up=False).x
-    value = problem.objective_value(x)
+    problem, x, value = karate_lp
     stage = LPStage(problem, tol=1e-6, gap_tol=1e-4, polish="auto")
     stage.stage_gaps = [(1.0, 0.138), (10.0, 1e-2)]
     assert stage.expected_gap(100.0) == pytest.approx(1e-2 / 13.8)
@@ -305,15 +301,13 @@ def test_a_stalled_stage_behind_the_last_stage_goes_on_a_bounded_number_of_times
     assert got == ["continue"] * MAX_STALLS_BEHIND + [None]  # no progress: the polish
 
 
-def test_a_stage_stalled_below_the_polish_gamma_records_its_certified_gap(karate):
+def test_a_stage_stalled_below_the_polish_gamma_records_its_certified_gap(karate_lp):
     """A stage stalled below gamma 10 grows gamma and ends there: where the restricted
     LP is wide its certified gap, measured from a point made feasible from its iterate,
     is what the decay and the stalls above gamma 10 start from."""
     from metricopt.solvers.core.stage import LPStage
 
-    problem = build_problem("cc", karate)
-    x = solve(problem, method="highs", warm_up=False).x
-    value = problem.objective_value(x)
+    problem, x, value = karate_lp
     stage = LPStage(problem, tol=1e-6, gap_tol=1e-4, polish="auto")
     assert stage.grow_before_polish(1.0, lambda: x, 0.0, lambda: (value / 1.138, {}),
                                     lambda: _wide_rows(problem, 0.2)) == 10.0
@@ -328,15 +322,91 @@ def test_a_stage_stalled_below_the_polish_gamma_records_its_certified_gap(karate
                              lambda: _wide_rows(problem)) == "continue"
 
 
-def test_a_large_early_polish_waits_for_the_stages_certified_gap(monkeypatch, karate):
+@pytest.mark.parametrize("gaps,last,expect", [
+    ([], None, None),  # the stage's first measurement
+    ([], 0.141, "floor"),  # fell by less than a tenth: the first stage ends
+    ([], 0.2, None),  # still falling
+    ([(1.0, 0.138)], 1.2e-2, "floor"),  # within the predicted 1.38e-2
+    ([(1.0, 0.138)], None, None),
+    ([(1.0, 0.03)], 1.2e-2, None),  # above the predicted 3e-3: a pause, not a floor
+    ([(1.0, 0.138)], 0.5, "met"),  # within gap_tol (5e-5 measured)
+])
+def test_a_stage_ends_at_its_floor_when_its_certified_gap_stops_falling(karate_lp, gaps,
+                                                                       last, expect):
+    """Measured every few full checks of a stage whose restricted LP is wide, the
+    certified gap ends the stage when it fell by less than FLOOR_DROP since the last
+    measurement and is within the gap predicted for the stage's end."""
+    from metricopt.solvers.core.stage import LPStage
+
+    problem, x, value = karate_lp
+    gap = 5e-5 if expect == "met" else (0.139 if not gaps else 1.1e-2)
+    stage = LPStage(problem, tol=1e-6, gap_tol=1e-4, polish="auto")
+    stage.stage_gaps = list(gaps)
+    gamma = 10.0 if gaps else 1.0
+    got, measured = stage.at_floor(gamma, last, lambda: x, 0.0,
+                                   lambda: (value / (1 + gap), {}),
+                                   lambda: _wide_rows(problem))
+    assert got == expect and measured == pytest.approx(gap)
+    assert stage.certificates == 1
+    if expect == "floor":
+        assert stage.stage_gaps[-1] == (gamma, pytest.approx(gap))
+    else:
+        assert stage.stage_gaps == gaps
+    if expect == "met":
+        assert stage.x is not None and "from the iterate of the stage" in stage.polish_how()
+
+
+def test_only_a_wide_complete_graph_lp_is_measured_for_its_floor(karate, karate_lp):
+    from metricopt.solvers.core.stage import LPStage
+
+    problem, x, value = karate_lp
+    stage = LPStage(problem, tol=1e-6, gap_tol=1e-4, polish="auto")
+    assert stage.at_floor(1.0, 0.14, lambda: x, 0.0, lambda: (value / 1.139, {}),
+                          lambda: _wide_rows(problem, 0.2)) == (None, None)
+    stage = LPStage(problem, tol=1e-6, gap_tol=1e-4, polish=False)
+    assert stage.at_floor(1.0, 0.14, lambda: x, 0.0, lambda: (value / 1.139, {}),
+                          lambda: _wide_rows(problem)) == (None, None)
+    cd = build_problem("cd", karate)  # edge lists: not measured
+    stage = LPStage(cd, tol=1e-6, gap_tol=1e-4, polish="auto")
+    assert stage.at_floor(1.0, 0.14, None, 0.0, None, None) == (None, None)
+    assert stage.certificates == 0
+
+
+@pytest.mark.parametrize("method", ["dykstra", "project-forget"])
+def test_a_stage_at_its_floor_grows_gamma_and_the_run_reaches_the_lp(monkeypatch, karate,
+                                                                     method):
+    """The driver measures the floor every ``floor_checks`` full checks; a first stage
+    at its floor grows gamma before any polish, and the run still ends at the LP."""
+    from metricopt.solvers.core import driver as D
+    from metricopt.solvers.core import stage as S
+
+    calls = []
+
+    def at_floor(self, gamma, last, *args):
+        calls.append((gamma, last))
+        if gamma == 1.0 and last is not None:
+            self.stage_gaps.append((gamma, 0.1))
+            return "floor", 0.1
+        return None, 0.2
+
+    monkeypatch.setattr(S.LPStage, "at_floor", at_floor)
+    monkeypatch.setattr(D, "POLISH_QP_GAP", 0.0)  # no early polish (dykstra)
+    problem = build_problem("cc", karate)
+    res = solve(problem, method=method, tol=1e-6, gap_tol=1e-6, threads=1, gamma=1.0,
+                warm_up=False)
+    assert res["status"] == Status.OPTIMAL, res["message"]
+    assert calls[0] == (1.0, None)
+    assert any("reached its floor at gamma 1" in p.get("skipped", "") for p in res["polish"])
+    assert res["fun"] == pytest.approx(_exact(problem), rel=1e-5)
+
+
+def test_a_large_early_polish_waits_for_the_stages_certified_gap(monkeypatch, karate_lp):
     """Before a stage converges (dykstra's early polish) only a restricted LP of at most
     SMALL_POLISH_ROWS rows is polished; a larger one waits for the stage's end, where the
     gamma is still untried and the certified gap decides."""
     from metricopt.solvers.core import stage as S
 
-    problem = build_problem("cc", karate)
-    x = solve(problem, method="highs", warm_up=False).x
-    value = problem.objective_value(x)
+    problem, x, value = karate_lp
     monkeypatch.setattr(S, "SMALL_POLISH_ROWS", 0)
     lp_stage = S.LPStage(problem, tol=1e-6, gap_tol=1e-4, polish="auto")
     rows = ActiveRows(triangles=np.array([[0, 1, 2]], dtype=np.int64))

@@ -291,6 +291,7 @@ class ProjectForgetStrategy(Strategy):
 
     name = "project-forget"
     unit = "oracle calls"
+    floor_checks = 3  # polblogs: 5.5 s a measurement, as much as a call
 
     def __init__(self, problem, st, *, oracle, scanner, active, counters, passes, tol,
                  checkpoint, digest, need):

@@ -28,7 +28,7 @@ import numpy as np
 
 from ...result import Status
 from .loop import IterationLoop, finish_allowance
-from .stage import POLISH_QP_GAP
+from .stage import FLOOR_GROWTH_STAGES, POLISH_QP_GAP
 
 __all__ = ["Measure", "Candidate", "Outcome", "Answer", "Strategy", "ProgressWatch",
            "iterate", "STALL_CHECKS", "STALL_FACTOR"]
@@ -129,12 +129,16 @@ class Strategy:
     early_polish : bool
         Try the polish as soon as the QP gap is below :data:`.stage.POLISH_QP_GAP` at a
         full check, before the stage converges.
+    floor_checks : int or None
+        Full checks between two measurements of a stage's certified gap
+        (:meth:`.stage.LPStage.at_floor`; None: never).
     """
 
     name = "?"
     unit = "iterations"
     stages = True
     early_polish = False
+    floor_checks = None
 
     @property
     def gamma(self):
@@ -234,13 +238,17 @@ class ProgressWatch:
         self.gamma = None
         self.count = 0
         self.violation = self.qp_gap = np.inf
+        #: full checks of the stage, and its last certified gap measured by
+        #: :meth:`.stage.LPStage.at_floor` (None: none yet)
+        self.full_checks, self.floor_gap = 0, None
 
     def state(self):
         """The watch's state for a checkpoint's header (JSON numbers; None for inf)."""
         def num(v):
             return None if v is None or not np.isfinite(v) else float(v)
         return dict(gamma=num(self.gamma), count=int(self.count),
-                    violation=num(self.violation), qp_gap=num(self.qp_gap))
+                    violation=num(self.violation), qp_gap=num(self.qp_gap),
+                    full_checks=int(self.full_checks), floor_gap=num(self.floor_gap))
 
     def restore(self, state, where="the checkpoint"):
         """Continue from :meth:`state` (None: a fresh watch), so that a resumed run stalls
@@ -259,10 +267,19 @@ class ProgressWatch:
             return v
         gamma, count = num("gamma"), num("count", count=True)
         violation, qp_gap = num("violation"), num("qp_gap")
+        # absent from the checkpoints of earlier versions: counted afresh
+        full_checks = num("full_checks", count=True) if "full_checks" in state else 0
+        floor_gap = num("floor_gap") if "floor_gap" in state else None
         self.gamma = gamma
         self.count = int(count or 0)
+        self.full_checks, self.floor_gap = int(full_checks or 0), floor_gap
         self.violation = np.inf if violation is None else float(violation)
         self.qp_gap = np.inf if qp_gap is None else float(qp_gap)
+
+    def floor_due(self, every):
+        """Whether the stage's certified gap is to be measured at this full check (every
+        ``every`` full checks of a stage; None: never)."""
+        return every is not None and self.full_checks > 0 and self.full_checks % every == 0
 
     def go_on(self, m):
         """Count the stage's progress afresh from the measure ``m`` (a stall whose
@@ -275,8 +292,10 @@ class ProgressWatch:
         if gamma != self.gamma:
             self.gamma, self.count = gamma, 0
             self.violation = self.qp_gap = np.inf
+            self.full_checks, self.floor_gap = 0, None
         if not m.full:
             return False
+        self.full_checks += 1
         if (self.violation > self.tol and m.violation <= self.factor * self.violation) or \
                 (self.qp_gap > self.gap_tol and m.qp_gap <= self.factor * self.qp_gap):
             self.violation, self.qp_gap, self.count = m.violation, m.qp_gap, 0
@@ -333,6 +352,21 @@ def step_stage(strategy, lp_stage, problem, m, *, tol, gap_tol, deadline, final,
             x_stage, lambda: strategy.certify(m, final), strategy.active_rows, deadline,
             gamma)
         out.lp_gap = lp_stage.gap(problem.objective_value(lp_stage.x))
+    elif m.full and watch is not None and watch.floor_due(strategy.floor_checks):
+        # the certified gap, measured now and then, says when the stage has done all
+        # that its gamma allows
+        floor, watch.floor_gap = lp_stage.at_floor(
+            gamma, watch.floor_gap, strategy.stage_x, m.violation,
+            lambda: strategy.certify(m, final), strategy.active_rows)
+        if floor == "met":
+            out.done = True
+        elif floor == "floor":
+            # as after a stall, a small gamma grows before the polish
+            out.next_gamma = lp_stage.grow_before_polish(gamma, how="reached its floor")
+            if out.next_gamma is None:
+                out.done, out.next_gamma = lp_stage.next_stage(
+                    watch.floor_gap, gamma, strategy.active_rows, deadline,
+                    stages=FLOOR_GROWTH_STAGES)
     if out.done:
         out.x = lp_stage.x
         if out.x is not x_stage or out.candidate is not None:

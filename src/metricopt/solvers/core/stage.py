@@ -15,9 +15,10 @@ scaled exactly. Growth is chosen when the gap's decay, measured over the stages
 its active rows go to the polish, and below it the polish takes only a small restricted
 LP (:data:`SMALL_POLISH_ROWS`); a stage above it that stalls measures its gap and grows
 when that predicts so; a large restricted LP is polished only at a stall or a stage's
-end, never early. Before either, a rounding of the point is offered
-(:mod:`.integral`): where the LP's integrality gap is below ``gap_tol``, an integral
-point meets the contract.
+end, never early. Where it is wide, a stage's gap is measured every few checks too, and
+the stage ends when it stops falling (:meth:`LPStage.at_floor`). Before either, a
+rounding of the point is offered (:mod:`.integral`): where the LP's integrality gap is
+below ``gap_tol``, an integral point meets the contract.
 
 References
 ----------
@@ -49,18 +50,13 @@ POLISH_QP_GAP = 1e-2
 #: A stage that stalls below this ``gamma`` grows ``gamma`` before its active rows go to
 #: the polish: the QP's active set nears the LP's as ``gamma`` grows (exact
 #: regularisation [2]_), and the restricted LP then needs fewer, cheaper separation
-#: rounds. Jaccard cc, project-forget, default tolerances: ca-GrQc's restricted LP from
-#: the rows of gamma 1 starts at 2867.09 and needs 8 rounds (357 s), from those of gamma
-#: 10 at 2901.06 and 6 rounds (155 s; the LP is 2903.24); celegansneural's first round
-#: 702.90 -> 715.99 (the LP is 720.41; benchmarks/README.md).
+#: rounds. Jaccard cc, project-forget, default tolerances, ca-GrQc: from the rows of
+#: gamma 1 8 rounds (357 s), from those of gamma 10 6 rounds (155 s; benchmarks/README.md).
 POLISH_GAMMA = 10.0
 #: Below :data:`POLISH_GAMMA` the polish runs only when its restricted LP starts from at
-#: most this many rows: a restricted LP of that size costs seconds to a minute whatever
-#: its gamma, a larger one is cheaper from the rows of a larger gamma. Jaccard cc,
-#: dykstra, the rows of gamma 1: netscience 52,554, celegansneural 70,966, USAir97
-#: 73,206 (from gamma 1, at the defaults: netscience 3.7 s, USAir97 91 s; from gamma 10:
-#: 26 s and 202 s); celegans_metabolic 168,398 and Harvard500 194,912 (the latter's
-#: polish took the whole 120 s limit at gap_tol 1e-2; benchmarks/README.md).
+#: most this many rows (seconds to a minute whatever its gamma; a larger one is cheaper
+#: from the rows of a larger gamma). Jaccard cc, dykstra, the rows of gamma 1: USAir97
+#: 73,206 (91 s; from gamma 10: 202 s); Harvard500 194,912 (more than 120 s).
 SMALL_POLISH_ROWS = 100_000
 #: A stall above :data:`POLISH_GAMMA` decides by its certified gap only where the
 #: restricted LP's columns cover more than this fraction of the variables
@@ -74,6 +70,13 @@ STALL_GAP_FACTOR = 0.5
 #: ... and at most this many times while its gap is still above the one predicted for
 #: the stage's end (a bound on the wait, whose length is not known in advance).
 MAX_STALLS_BEHIND = 8
+#: A stage measured every few full checks (:meth:`LPStage.at_floor`) has reached the
+#: floor its regularisation sets when its certified gap fell by less than this fraction
+#: since the last measurement.
+FLOOR_DROP = 0.1
+#: A stage ended at its floor grows ``gamma`` while this many more stages are predicted to
+#: close the gap (two after a converged stage): a wide restricted LP is slow to polish.
+FLOOR_GROWTH_STAGES = 3
 class LPStage:
     """Decides, at the end of a converged QP stage, whether the LP is reached.
 
@@ -177,8 +180,8 @@ class LPStage:
         if self.integral is not None:
             return integral_words(self.integral)
         if self.stall_point is not None:
-            return (f" (x made feasible from the stage at gamma {self.stall_point:g}, "
-                    "which had stalled)")
+            return (f" (x made feasible from the iterate of the stage at gamma "
+                    f"{self.stall_point:g})")
         if self.problem.sum_value is not None:
             return " (x from the LP on the path rows, repaired by shortest paths)"
         if ran and "shift" in ran[-1]:
@@ -305,7 +308,8 @@ class LPStage:
         return self.may_polish(gamma) and gamma not in self._waited \
             and not self.growth_predicted(gamma)
 
-    def grow_before_polish(self, gamma, x=None, violation=None, certify=None, active=None):
+    def grow_before_polish(self, gamma, x=None, violation=None, certify=None, active=None,
+                           how="stalled"):
         """The ``gamma`` a stalled stage should grow to before the polish (None: polish
         now): below :data:`POLISH_GAMMA` when the polish starts from the active rows
         (sparsest cut's path rows do not depend on them). A growth is recorded in
@@ -325,7 +329,7 @@ class LPStage:
             gap = self.stall_gap(x, violation, certify)
         if gap is not None:
             self.stage_gaps.append((float(gamma), float(gap)))
-        self.polishes.append(dict(skipped=f"the stage stalled at gamma {gamma:g}: the "
+        self.polishes.append(dict(skipped=f"the stage {how} at gamma {gamma:g}: the "
                                           f"polish waits for gamma {grow:g}", gamma=gamma))
         return grow
 
@@ -395,12 +399,9 @@ class LPStage:
           (:meth:`decay`, from the stages' gaps and this one);
         - else the polish runs.
 
-        Jaccard cc, dykstra, tol 1e-4: celegans_metabolic's stage at gamma 10 stalls at
-        violation 2.4e-2 and ends 130 passes later at gap 9.2e-3; its polish of 190,994
-        rows took 70-100 s a round; the stage at gamma 100 stalls twice within 100
-        passes of its start (gaps 1.4e-2 and 1.2e-2), its polish of 199,738 rows took
-        134 s for round 1 and missed, and the stage ends at the LP 880 passes after its
-        start (benchmarks/README.md).
+        Jaccard cc, dykstra, tol 1e-4, celegans_metabolic: the polish of 190,994-199,738
+        rows took 70-134 s a round and missed; the stage at gamma 100 ends at the LP
+        (benchmarks/README.md).
 
         Returns
         -------
@@ -435,6 +436,44 @@ class LPStage:
                                           f"{gap:.2e}: gamma {grow:g} is predicted to close "
                                           f"it ({decay:.3g} per stage)", gamma=gamma))
         return grow
+
+    def at_floor(self, gamma, last, x, violation, certify, active):
+        """Whether a stage at ``gamma`` has reached its floor: the certified gap its
+        regularisation allows, which more iterations do not lower. Only for the
+        complete-graph LPs (dense or support-sized ``cc`` and ``mn``) with a wide
+        restricted LP (:meth:`wide_polish`), where a stage's gap is measured rather than
+        polished; called every few full checks (``Strategy.floor_checks``).
+
+        The gap is measured as at a stall (:meth:`stall_gap`). A stage ends at its floor
+        when the gap fell by less than :data:`FLOOR_DROP` since the stage's last
+        measurement ``last``, and, once a stage has ended, is within the one predicted
+        for this stage's end (:meth:`expected_gap`: a gap that pauses above it, as in
+        the stage that reaches the LP, goes on). Jaccard cc, dykstra, every 50 passes:
+        celegans_metabolic at gamma 1 0.155, 0.141, 0.139, ..., 0.138 at its end (440
+        passes); at gamma 10 0.055, 0.022, 0.016, 0.012, 0.011, ..., 9.2e-3 (580 passes);
+        polblogs, project-forget, gamma 1, every 2 calls: 0.165, 0.148, 0.146, ...,
+        0.142 at call 26 (benchmarks/README.md).
+
+        Returns ``(decision, gap)``: "met" (:attr:`x`, the point or its rounding, meets
+        the contract), "floor" (the stage ended at ``gap``, now in :attr:`stage_gaps`) or
+        None (go on), and the gap measured (None: none was).
+        """
+        if self.problem.structure not in ("dense", "support") or not self.polish \
+                or self.polished or not self.wide_polish(active):
+            return None, None
+        gap = self.stall_gap(x, violation, certify)
+        if gap is None:
+            return None, None
+        if gap <= self.gap_tol:
+            self.x, self.stall_point = self._stall_x, gamma
+            return "met", gap
+        if self.try_integral(self._stall_x):
+            return "met", gap
+        if last is None or gap < (1.0 - FLOOR_DROP) * last or gap > self.expected_gap(gamma) \
+                or self.growth <= 1.0 or gamma * self.growth > MAX_GAMMA:
+            return None, gap
+        self.stage_gaps.append((float(gamma), float(gap)))
+        return "floor", gap
 
     def try_polish(self, active, deadline, gamma, early=False):
         """Run the polish once per ``gamma`` (:mod:`.polish`); True when its answer
@@ -538,16 +577,20 @@ class LPStage:
             return True, None
         if self.try_integral(x):
             return True, None
+        return self.next_stage(gap, gamma, active, deadline)
+
+    def next_stage(self, gap, gamma, active, deadline, stages=2):
+        """After a stage that ended at certified gap ``gap`` above ``gap_tol``: grow
+        ``gamma`` when at most ``stages`` more stages are predicted to close the gap, else
+        polish, else grow; ``(done, next_gamma)`` as :meth:`finish`."""
         grow = None if (self.problem.objective == "l2" or gamma * self.growth > MAX_GAMMA) \
             else gamma * self.growth
         decay = self.decay()
-        if grow is not None and gap / decay ** 2 <= self.gap_tol and self.may_polish(gamma):
-            # when one or two more stages are predicted to close the gap (:meth:`decay`),
-            # which costs a few scans each, gamma grows first, while the restricted LP's
-            # cost grows with its rows (ca-GrQc, gap_tol 2e-2: 150 s of gamma growth
-            # against 370 s of polish; a 5,000-node signed graph, gap_tol 1e-2: gap
-            # 0.138, two stages in 10 s against 79 s of polish that ended without a
-            # certificate; benchmarks/README.md)
+        if grow is not None and gap / decay ** stages <= self.gap_tol \
+                and self.may_polish(gamma):
+            # a few scans a stage against a restricted LP whose cost grows with its rows
+            # (ca-GrQc, gap_tol 2e-2: 150 s of growth against 370 s of polish; a
+            # 5,000-node signed graph, 1e-2: 10 s against 79 s; benchmarks/README.md)
             self.polishes.append(dict(skipped=f"gamma {grow:g} is predicted to close the "
                                               f"gap ({gap:.2e} / {decay:.3g} per stage)",
                                       gamma=gamma))
