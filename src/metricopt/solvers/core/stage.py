@@ -373,6 +373,13 @@ class LPStage:
         self.offer_bound(lb, details)
         return self.gap(values[best])
 
+    def _measured_met(self, gamma, gap):
+        """Whether the last :meth:`stall_gap`'s point or its rounding is the answer."""
+        if gap <= self.gap_tol:
+            self.x, self.stall_point = self._stall_x, gamma
+            return True
+        return self.try_integral(self._stall_x)
+
     def after_stall(self, gamma, x, violation, certify, active):
         """What a stage stalled at ``gamma >= POLISH_GAMMA`` does instead of the polish,
         once an earlier stage's certified gap is known, when its restricted LP (from the
@@ -399,9 +406,8 @@ class LPStage:
           (:meth:`decay`, from the stages' gaps and this one);
         - else the polish runs.
 
-        Jaccard cc, dykstra, tol 1e-4, celegans_metabolic: the polish of 190,994-199,738
-        rows took 70-134 s a round and missed; the stage at gamma 100 ends at the LP
-        (benchmarks/README.md).
+        Jaccard cc, celegans_metabolic: a polish round of 191k-200k rows took 70-134 s and
+        missed; the stage at gamma 100 ends at the LP (benchmarks/README.md).
 
         Returns
         -------
@@ -416,10 +422,7 @@ class LPStage:
             return None
         last = self._stalls.get(gamma)
         self._stalls[gamma] = gap
-        if gap <= self.gap_tol:
-            self.x, self.stall_point = self._stall_x, gamma
-            return "met"
-        if self.try_integral(self._stall_x):  # as at a stage's end
+        if self._measured_met(gamma, gap):
             return "met"
         behind = self._behind.get(gamma, 0)
         if gap > self.expected_gap(gamma) and behind < MAX_STALLS_BEHIND:
@@ -464,10 +467,7 @@ class LPStage:
         gap = self.stall_gap(x, violation, certify)
         if gap is None:
             return None, None
-        if gap <= self.gap_tol:
-            self.x, self.stall_point = self._stall_x, gamma
-            return "met", gap
-        if self.try_integral(self._stall_x):
+        if self._measured_met(gamma, gap):
             return "met", gap
         if last is None or gap < (1.0 - FLOOR_DROP) * last or gap > self.expected_gap(gamma) \
                 or self.growth <= 1.0 or gamma * self.growth > MAX_GAMMA:
