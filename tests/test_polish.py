@@ -400,6 +400,34 @@ def test_a_stage_at_its_floor_grows_gamma_and_the_run_reaches_the_lp(monkeypatch
     assert res["fun"] == pytest.approx(_exact(problem), rel=1e-5)
 
 
+@pytest.mark.parametrize("method", ["dykstra", "project-forget"])
+def test_the_gaps_measured_by_the_floor_checks_go_to_the_records(monkeypatch, karate,
+                                                                 karate_lp, method):
+    """Every certified gap a floor check measures is in its iteration's record (the
+    ``gap`` column of iterations.csv), never below the gap of the exact LP value."""
+    from metricopt.solvers.core import driver as D
+    from metricopt.solvers.core import stage as S
+
+    problem, _, exact = karate_lp
+    measured = []
+    at_floor = S.LPStage.at_floor
+
+    def spy(self, *args):
+        decision, gap = at_floor(self, *args)
+        measured.append(gap)
+        return decision, gap
+
+    monkeypatch.setattr(S, "WIDE_POLISH_FRACTION", 0.0)  # every restricted LP is wide
+    monkeypatch.setattr(S.LPStage, "at_floor", spy)
+    monkeypatch.setattr(D, "POLISH_QP_GAP", 0.0)  # no early polish (dykstra)
+    res = solve(problem, method=method, tol=1e-6, gap_tol=1e-6, threads=1, gamma=1.0,
+                warm_up=False)
+    assert res["status"] == Status.OPTIMAL, res["message"]
+    gaps = [h["gap"] for h in res["history"][:-1] if np.isfinite(h.get("gap", np.nan))]
+    assert gaps and gaps == [g for g in measured if g is not None][:len(gaps)]
+    assert min(gaps) >= exact / res["lower_bound"] - 1.0 - 1e-9
+
+
 def test_a_large_early_polish_waits_for_the_stages_certified_gap(monkeypatch, karate_lp):
     """Before a stage converges (dykstra's early polish) only a restricted LP of at most
     SMALL_POLISH_ROWS rows is polished; a larger one waits for the stage's end, where the

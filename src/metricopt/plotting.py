@@ -44,7 +44,8 @@ def read_iterations(run):
     -------
     data : dict of str to ndarray
         ``iteration``, ``seconds``, ``gap`` (the certified LP gap; the projection
-        backends certify at the ends of their QP stages only), ``qp_gap`` (their QP's
+        backends certify at the ends of their QP stages, at stalls and at the floor
+        checks of wide dense stages only), ``qp_gap`` (their QP's
         relative gap), ``max_violation``, ``full_check`` (1.0 when the violation was
         measured over all constraints) as float arrays of equal length (NaN where a
         value is missing). A run without per-pass records (an exact

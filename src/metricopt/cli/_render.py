@@ -79,7 +79,7 @@ def _iteration_line(rec):
                             ("qp_gap", "qp gap", ".2e"), ("gap", "LP gap", ".2e"),
                             ("max_violation", "viol", ".2e")):
         value = rec.get(key)
-        # the projection backends certify the LP gap only where a QP stage ends
+        # the projection backends certify the LP gap only where a stage ends or measures it
         if value is not None and not (key == "gap" and value != value):
             parts.append(f"{label} {_num(value, fmt)}")
     if rec.get("active_constraints") is not None:

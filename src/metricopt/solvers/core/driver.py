@@ -84,7 +84,8 @@ class Outcome:
 
     ``done``: the LP is reached at ``x``; ``next_gamma``: the QP stage ended short of the
     LP gap and the next one has this regularisation; ``lp_gap``: the certified gap of
-    the stage's point (nan when no stage ended); ``violation``: of the iteration's
+    the stage's point, or of the point a stall or a floor check made feasible from the
+    iterate (nan when none was measured); ``violation``: of the iteration's
     record (of ``x`` when done); ``how``: how ``x`` was obtained, for the message.
     """
 
@@ -318,6 +319,7 @@ def step_stage(strategy, lp_stage, problem, m, *, tol, gap_tol, deadline, final,
     (:meth:`.stage.LPStage.wants_early_polish`).
     """
     out = Outcome(violation=m.violation)
+    lp_stage.measured_gap = None
     stage_done = m.full and m.violation <= tol and m.qp_gap <= gap_tol
     if m.full and not stage_done and m.qp_gap <= gap_tol:
         out.candidate = strategy.candidate(m)
@@ -367,6 +369,8 @@ def step_stage(strategy, lp_stage, problem, m, *, tol, gap_tol, deadline, final,
                 out.done, out.next_gamma = lp_stage.next_stage(
                     watch.floor_gap, gamma, strategy.active_rows, deadline,
                     stages=FLOOR_GROWTH_STAGES)
+    if lp_stage.measured_gap is not None and np.isnan(out.lp_gap):  # a stall, a floor
+        out.lp_gap = lp_stage.measured_gap
     if out.done:
         out.x = lp_stage.x
         if out.x is not x_stage or out.candidate is not None:

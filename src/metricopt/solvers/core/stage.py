@@ -44,8 +44,7 @@ __all__ = ["lp_gap", "objective_scale", "LPStage", "GAMMA_GROWTH", "MAX_GAMMA",
 GAMMA_GROWTH = 10.0
 #: ``gamma`` is not raised beyond this (the QP's conditioning degrades as ``gamma``).
 MAX_GAMMA = 1e8
-#: The polish is tried as soon as the QP's relative gap is below this at a full check:
-#: it needs the active rows, not the QP optimum.
+#: The polish is tried once the QP's relative gap is below this: it needs the active rows.
 POLISH_QP_GAP = 1e-2
 #: A stage that stalls below this ``gamma`` grows ``gamma`` before its active rows go to
 #: the polish: the QP's active set nears the LP's as ``gamma`` grows (exact
@@ -136,7 +135,7 @@ class LPStage:
         self._behind = {}  # gamma -> its stalls with a gap above the predicted end
         #: The gamma of the stalled stage whose repaired point met the contract, or None.
         self.stall_point = None
-        self._stall_x = None  # the point of the last stall_gap
+        self._stall_x = self.measured_gap = None  # the last stall_gap's point and gap
         self.certificates = 0
         self.certify_seconds = 0.0
         self.floor = GAP_FLOOR * objective_scale(problem)
@@ -371,7 +370,8 @@ class LPStage:
         self.certificates += 1
         self.certify_seconds += time.perf_counter() - t0
         self.offer_bound(lb, details)
-        return self.gap(values[best])
+        self.measured_gap = self.gap(values[best])
+        return self.measured_gap
 
     def _measured_met(self, gamma, gap):
         """Whether the last :meth:`stall_gap`'s point or its rounding is the answer."""
