@@ -917,3 +917,43 @@ def test_csr_triangles_match_the_enumeration_and_respect_the_cap():
     assert len({tuple(sorted(r)) for r in tri.tolist()}) == t
     assert csr_triangles(prob.n, indptr, nbrs, eids, max_count=t).shape == (t, 3)
     assert csr_triangles(prob.n, indptr, nbrs, eids, max_count=t - 1).shape == (0, 3)
+
+
+def test_an_interrupted_run_returns_its_feasible_point_without_a_scan(monkeypatch):
+    """After Ctrl-C, a run that has met a point within tol (here at a floor check)
+    returns it with the violation measured when it was made: no O(n^3) scan of the
+    iterate or of that point delays the answer."""
+    from metricopt.solvers import _pf_strategy as PF
+    from metricopt.solvers.core import driver as DR
+    from metricopt.solvers.core import stage as S
+
+    problem = metricopt.build_problem("cc", metricopt.read_graph("karate"))
+    monkeypatch.setattr(S, "WIDE_POLISH_FRACTION", 0.0)  # floor checks on karate
+    monkeypatch.setattr(DR, "POLISH_QP_GAP", 0.0)
+    scans = []
+    after = []
+    real_violation, real_max = PF.violation, type(problem).max_violation
+
+    def violation(*args):
+        scans.append(bool(after))
+        return real_violation(*args)
+
+    def max_violation(self, x):
+        scans.append(bool(after))
+        return real_max(self, x)
+
+    monkeypatch.setattr(PF, "violation", violation)
+    monkeypatch.setattr(type(problem), "max_violation", max_violation)
+
+    def stop(rec):
+        if np.isfinite(rec.get("gap", np.nan)):  # a floor check measured a point
+            after.append(rec["iteration"])
+            raise KeyboardInterrupt
+
+    res = solve_project_forget(problem, threads=1, gamma=1.0, tol=1e-8, gap_tol=1e-9,
+                               callback=stop)
+    assert res["status"] == Status.INTERRUPTED and after
+    assert True not in scans  # no scan after the interruption
+    assert res["max_violation"] <= 1e-8 and not res.get("violation_bounded")
+    assert real_max(problem, res["x"]) == pytest.approx(res["max_violation"], abs=1e-15)
+    assert "upper bound" not in res["message"]

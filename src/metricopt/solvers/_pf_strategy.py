@@ -485,9 +485,16 @@ class ProjectForgetStrategy(Strategy):
             x, viol = lp_stage.x, self.viol  # measured when the run ended
         else:
             x, viol = current_x(st, self.mode, problem.n), self.scan_viol
-            if not self.measured and final is not None and time.perf_counter() >= final:
+            # an interrupted run with a point met within tol returns that point
+            # (:meth:`.core.stage.LPStage.answer_at_limit`) unless a cheap bound says the
+            # iterate is within tol too: it ends at once
+            interrupted = status == Status.INTERRUPTED and lp_stage.feasible_x is not None
+            if not self.measured and (interrupted or (
+                    final is not None and time.perf_counter() >= final)):
                 # past the allowance: no exact scan (O(n^3) dense, shortest paths sparse)
-                viol, bounded = violation_bound(problem, x), True
+                viol = violation_bound(problem, x)
+                # the iterate is the answer only within tol or with no such point met
+                bounded = viol <= self.tol or lp_stage.feasible_x is None
             elif not self.measured:
                 viol = violation(problem, x, self.mode)
         fields = dict(qp_primal=float(primal), qp_dual=float(dual), qp_gap=float(gap),
@@ -495,8 +502,10 @@ class ProjectForgetStrategy(Strategy):
                       memory_estimate=self.need)
         if bounded:
             fields["violation_bounded"] = True
-            suffix = (" (max_violation is an upper bound: the exact measurement did not fit "
-                      "in the time limit's allowance)")
+            why = ("the run was interrupted before the exact measurement"
+                   if status == Status.INTERRUPTED
+                   else "the exact measurement did not fit in the time limit's allowance")
+            suffix = f" (max_violation is an upper bound: {why})"
         return Answer(x=x, violation=viol, fields=fields, suffix=suffix,
                       certify=lambda until: certify_iterate(problem, st, dual, neg_bty, until))
 

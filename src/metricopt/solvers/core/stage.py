@@ -123,7 +123,7 @@ class LPStage:
         self.polishes = []
         self.polished = False  # a polish reached the LP optimum (no second try)
         self._tried = set()  # gammas at which the polish ran
-        self.x = self.feasible_x = None
+        self.x = self.feasible_x = self.feasible_violation = None
         self.feasible_value = np.inf
         #: The rounded clustering that met the contract (:mod:`.integral`), or None.
         self.integral = None
@@ -149,8 +149,7 @@ class LPStage:
         lower bound on the full LP, and the violation of its optimum)."""
         if self.progress is None:
             return
-        rec = dict(stage="polish", polish_round=int(polish_round), rows=int(rows),
-                   gamma=float(gamma))
+        rec = dict(stage="polish", polish_round=int(polish_round), rows=int(rows), gamma=float(gamma))
         if lp_value is not None:
             rec.update(lp_value=float(lp_value), max_violation=float(violation))
         self.progress(rec)
@@ -159,8 +158,10 @@ class LPStage:
         """``(x, violation)`` to return from a run stopped by a limit: the iterate, unless
         it violates a constraint by more than ``tol`` and a stage ended at a point that
         does not (after a gamma change the iterate moves away from feasibility)."""
-        if violation > self.tol and self.feasible_x is not None:
-            return self.feasible_x, float(self.problem.max_violation(self.feasible_x))
+        if violation > self.tol and self.feasible_x is not None:  # its violation: measured
+            known = self.feasible_violation  # when made, or now (an O(n^3) scan)
+            return self.feasible_x, float(self.problem.max_violation(self.feasible_x)
+                                          if known is None else known)
         return x, violation
 
     def summary(self):
@@ -171,16 +172,14 @@ class LPStage:
                     polish_rows=int(max((p["rows"] for p in ran), default=0)))
 
     def polish_how(self):
-        """How the polish (or the rounding, :attr:`integral`) made the answer, for the
-        run's message."""
+        """How the polish (or the rounding, :attr:`integral`) made the answer (the message)."""
         from .integral import integral_words
 
         ran = [p for p in self.polishes if "seconds" in p]
         if self.integral is not None:
             return integral_words(self.integral)
         if self.stall_point is not None:
-            return (f" (x made feasible from the iterate of the stage at gamma "
-                    f"{self.stall_point:g})")
+            return f" (x made feasible from the iterate of the stage at gamma {self.stall_point:g})"
         if self.problem.sum_value is not None:
             return " (x from the LP on the path rows, repaired by shortest paths)"
         if ran and "shift" in ran[-1]:
@@ -346,6 +345,13 @@ class LPStage:
         return rows is None or restricted_columns(self.problem, rows) \
             > WIDE_POLISH_FRACTION * every
 
+    def _certify(self, certify):
+        """Offer the bound of the certificate ``certify()``, counted and timed."""
+        t0 = time.perf_counter()
+        self.offer_bound(*certify())
+        self.certificates += 1
+        self.certify_seconds += time.perf_counter() - t0
+
     def stall_gap(self, x, violation, certify):
         """The certified gap of a stalled stage: of the cheapest point made exactly
         feasible from its iterate ``x()`` (violation ``violation``;
@@ -356,20 +362,18 @@ class LPStage:
 
         if self.problem.sum_value is not None or self.problem.objective == "l2":
             return None
-        points = [p["x"] for p in feasible_points(self.problem, x(), violation)
-                  if self.problem.max_violation(p["x"]) <= self.tol]
+        points = [(p["x"], self.problem.max_violation(p["x"]))
+                  for p in feasible_points(self.problem, x(), violation)]
+        points = [p for p in points if p[1] <= self.tol]  # with their violations
         if not points:
             return None
-        values = [self.problem.objective_value(p) for p in points]
+        values = [self.problem.objective_value(p[0]) for p in points]
         best = int(np.argmin(values))
-        self._stall_x = points[best]
+        self._stall_x = points[best][0]
         if values[best] < self.feasible_value:
-            self.feasible_x, self.feasible_value = points[best], values[best]
-        t0 = time.perf_counter()
-        lb, details = certify()
-        self.certificates += 1
-        self.certify_seconds += time.perf_counter() - t0
-        self.offer_bound(lb, details)
+            self.feasible_x, self.feasible_value = points[best][0], values[best]
+            self.feasible_violation = float(points[best][1])
+        self._certify(certify)
         self.measured_gap = self.gap(values[best])
         return self.measured_gap
 
@@ -565,12 +569,8 @@ class LPStage:
         self.x = x
         value = self.problem.objective_value(x)
         if self.feasible_x is None or value < self.feasible_value:
-            self.feasible_x, self.feasible_value = x, value
-        t0 = time.perf_counter()
-        lb, details = certify()
-        self.certificates += 1
-        self.certify_seconds += time.perf_counter() - t0
-        self.offer_bound(lb, details)
+            self.feasible_x, self.feasible_value, self.feasible_violation = x, value, None
+        self._certify(certify)
         gap = self.gap(value)
         self.stage_gaps.append((float(gamma), float(gap)))
         if gap <= self.gap_tol:
