@@ -3,18 +3,21 @@
 Usage::
 
     python benchmarks/bench_interrupt.py BEFORE [AFTER] [--nodes 20000] [--at 20,50,80]
-        [--threads 2]
+        [--threads 2] [--graph polblogs]
     python benchmarks/bench_interrupt.py --overhead 20000,80000 --dense-overhead 2000
 
 For every time in ``--at`` (seconds after the solve starts) and each revision, a fresh
 process solves signed ``cc`` on the Slashdot-shaped graph of ``--nodes`` nodes
 (:func:`bench_signed_graphs.generated_problem`; violation and certified LP gap 1e-2, as
 that benchmark) with ``metricopt.solve(method="project-forget")`` after a warm-up solve,
-and gets SIGINT at that time. Two latencies from the signal: to the end of the iteration
-loop (taken by wrapping ``IterationLoop.__exit__``), and to the solve's return, which
-adds what every stopped run does (the exact violation of the answer, one more path
-search, and its certified lower bound). Revisions as in :mod:`compare_revisions` (temporary
-git worktrees; AFTER defaults to the working tree); they alternate per time. Prints a
+and gets SIGINT at that time; with ``--graph NAME`` the problem is Jaccard ``cc`` on
+that bundled graph (path or name, as ``metricopt.read_graph``) at the default tolerances
+(a dense run: its answer is the last point made within tol, or the iterate measured
+exactly). Two latencies from the signal: to the end of the iteration loop (taken by
+wrapping ``IterationLoop.__exit__``), and to the solve's return, which adds what every
+stopped run does (the exact violation of the answer, one more path search, and its
+certified lower bound). Revisions as in :mod:`compare_revisions` (temporary git
+worktrees; AFTER defaults to the working tree); they alternate per time. Prints a
 markdown table: per time, the oracle calls finished and both latencies of each revision.
 
 ``--overhead N,...`` instead times one path search over all edges as one kernel call and
@@ -52,9 +55,15 @@ threads = int(sys.argv[4])
 from metricopt.solvers.core.loop import IterationLoop
 # the warm-up runs to the end (path searches, certificates, polish): no kernel is compiled
 # in the timed solve, which a signal would then wait for
-metricopt.solve(generated_problem(300), method="project-forget", tol=1e-2, gap_tol=1e-2,
-                threads=threads)
-problem = generated_problem(int(sys.argv[3]))
+if sys.argv[3].startswith("graph:"):  # Jaccard cc on a bundled graph, default tolerances
+    opts = {}
+    metricopt.solve(metricopt.build_problem("cc", metricopt.read_graph("karate")),
+                    method="project-forget", threads=threads)
+    problem = metricopt.build_problem("cc", metricopt.read_graph(sys.argv[3][6:]))
+else:
+    opts = dict(tol=1e-2, gap_tol=1e-2)
+    metricopt.solve(generated_problem(300), method="project-forget", threads=threads, **opts)
+    problem = generated_problem(int(sys.argv[3]))
 loop_end = []
 real_exit = IterationLoop.__exit__
 def timed_exit(self, *exc):
@@ -62,8 +71,7 @@ def timed_exit(self, *exc):
     return real_exit(self, *exc)
 IterationLoop.__exit__ = timed_exit
 print(json.dumps(dict(start=time.time())), flush=True)
-res = metricopt.solve(problem, method="project-forget", tol=1e-2, gap_tol=1e-2,
-                      threads=threads)
+res = metricopt.solve(problem, method="project-forget", threads=threads, **opts)
 print(json.dumps(dict(loop_end=loop_end[-1], end=time.time(), calls=int(res["nit"]),
                       status=res["status_name"])), flush=True)
 """
@@ -152,6 +160,8 @@ def main(argv=None):
     ap.add_argument("--nodes", type=int, default=20000)
     ap.add_argument("--at", default="20,50,80,110,140")
     ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--graph", default=None,
+                    help="Jaccard cc on this bundled graph instead of the signed graph")
     ap.add_argument("--overhead", default=None,
                     help="node counts: time the path search in one call and in parts only")
     ap.add_argument("--dense-overhead", default=None,
@@ -180,16 +190,17 @@ def main(argv=None):
     if args.before is None:
         ap.error("give the BEFORE revision (or --overhead)")
     with revision_trees(args.before, args.after) as (before, after):
-        print(f"signed cc, generated Slashdot shape, {args.nodes} nodes, threads "
-              f"{args.threads}\n")
+        print((f"signed cc, generated Slashdot shape, {args.nodes} nodes" if args.graph is None
+               else f"Jaccard cc, {args.graph}, default tolerances") + f", threads {args.threads}\n")
         print(f"| SIGINT at s | before ({args.before}) calls done, status | loop ends s "
               f"| returns s | after ({args.after or 'working tree'}) calls done, status "
               f"| loop ends s | returns s |")
         print("|---|---|---|---|---|---|---|")
         lat = {"b": [], "a": []}
         for at in (float(a) for a in args.at.split(",")):
-            b = interrupted_run(os.path.join(before, "src"), args.nodes, at, args.threads)
-            a = interrupted_run(os.path.join(after, "src"), args.nodes, at, args.threads)
+            what = args.nodes if args.graph is None else f"graph:{args.graph}"
+            b = interrupted_run(os.path.join(before, "src"), what, at, args.threads)
+            a = interrupted_run(os.path.join(after, "src"), what, at, args.threads)
             lat["b"].append(b)
             lat["a"].append(a)
             print(f"| {at:g} | {b['calls']}, {b['status']} | {b['loop']:.2f} "
