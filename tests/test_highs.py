@@ -608,3 +608,20 @@ def test_lazy_from_open_wedges_equals_full_lp_on_random_unit_graphs(seed):
     assert lazy.fun == pytest.approx(full.fun, rel=1e-9, abs=1e-9)
     assert lazy.lower_bound <= full.fun * (1 + 1e-9) + 1e-9
     assert lazy.max_violation <= 1e-9
+
+
+@pytest.mark.parametrize("method", ["highs", "highs-lazy"])
+def test_a_stopped_run_with_an_infeasible_x_reports_its_gap_as_unknown(method):
+    """HiGHS's default tol (resolved by the backend, per algorithm) decides whether the
+    gap of a stopped run was measured: a point violating a row by 1 has none, however
+    close its value is to the bound (karate, 20 simplex iterations: value = bound)."""
+    from metricopt import read_graph
+    from metricopt.exceptions import ConvergenceWarning
+
+    problem = build_problem("cc", read_graph("karate"))
+    kw = dict(lp_algorithm="simplex", max_iter=20 if method == "highs" else 1)
+    with pytest.warns(ConvergenceWarning):
+        res = solve(problem, method=method, **kw)
+    assert res["status"] == Status.LIMIT and res["tol"] == 1e-9
+    assert res["max_violation"] > 1e-3 and np.isnan(res["gap"])
+    assert "gap unknown" in res["message"] and "relative gap" not in res["message"]

@@ -467,7 +467,8 @@ def solve(problem: "MetricProblem", method: "str | Solver | None" = None, *,
     res.setdefault("status", Status.OPTIMAL)
     res.setdefault("message", STATUS_MESSAGES.get(res["status"], ""))
     # the objective, the settled bound, the gap and the optimal decision: once, here
-    complete(problem, res, backend=solver.name, tol=merged.get("tol"),
+    # the backend's effective tol where it resolves a default (HiGHS: per algorithm)
+    complete(problem, res, backend=solver.name, tol=res.get("tol", merged.get("tol")),
              gap_tol=merged.get("gap_tol"), stacklevel=3)
     res["success"] = res["status"] == Status.OPTIMAL
     res["status_name"] = Status.NAMES.get(res["status"], str(res["status"]))

@@ -281,8 +281,10 @@ def _judge_optimum(status, message, max_violation, gap, tol, gap_tol, fun, lower
                              certificate.get("rounding", 0.0))
         if missed:
             return Status.NUMERICAL, f"HiGHS reported an optimum, but {missed}.{hint} ({message})"
-    elif math.isfinite(lower_bound):
+    elif math.isfinite(lower_bound) and max_violation <= tol:
         message += f" Certified lower bound {lower_bound:.10g} (relative gap {gap:.3g})."
+    elif math.isfinite(lower_bound):  # the gap of a point violating more than tol: unknown
+        message += f" Certified lower bound {lower_bound:.10g}."
     return status, message
 
 

@@ -243,6 +243,7 @@ class HighsSolver(Solver):
             lp_algorithm=algorithm, memory_estimate=need, highs_objective=value,
             certified_gap=gap, certificate=certificate,
             certificate_seconds=float(certificate.get("seconds", 0.0)),
+            tol=tol,  # the effective one (its default depends on the algorithm)
         )
 
 
@@ -285,6 +286,7 @@ def _solve_rows(problem, opts, algorithm, start, deadline, need, paths=None):
         lp_algorithm=algorithm, memory_estimate=need, highs_objective=value,
         certified_gap=gap, certificate=certificate,
         certificate_seconds=float(certificate.get("seconds", 0.0)),
+        tol=tol,  # the effective one (its default depends on the algorithm)
     )
 
 

@@ -221,8 +221,10 @@ class HighsLazySolver(Solver):
             separator.commit()
             _emit(history, rec, opts["callback"])
 
-        return _answer(problem, model, best_x, best_value, best_bound, certificate,
-                       certificate_seconds, status, message, history, is_lp, algorithm, need)
+        res = _answer(problem, model, best_x, best_value, best_bound, certificate,
+                      certificate_seconds, status, message, history, is_lp, algorithm, need)
+        res["tol"] = tol  # the effective one (its default depends on the algorithm)
+        return res
 
 
 def _emit(history, rec, callback):
