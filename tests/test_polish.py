@@ -356,6 +356,36 @@ def test_a_stage_ends_at_its_floor_when_its_certified_gap_stops_falling(karate_l
         assert stage.x is not None and "from the iterate of the stage" in stage.polish_how()
 
 
+@pytest.mark.parametrize("cheap_ok", [True, False])
+def test_a_measured_point_is_the_cheapest_within_tol_scanned_cheapest_first(monkeypatch,
+                                                                            karate_lp,
+                                                                            cheap_ok):
+    """Each candidate's O(n^3) violation scan runs only until one within tol is found,
+    the cheapest first: one scan when the cheapest holds, the next point otherwise."""
+    from metricopt.solvers.core import polish as P
+    from metricopt.solvers.core.stage import LPStage
+
+    problem, x, value = karate_lp
+    cheap = x.copy()  # the LP optimum: nothing feasible is cheaper
+    dear = np.minimum(x + 0.01, 1.0)
+    assert problem.objective_value(dear) > value
+    monkeypatch.setattr(P, "feasible_points", lambda *a: [dict(x=dear), dict(x=cheap)])
+    scans = []
+    real = type(problem).max_violation
+
+    def max_violation(self, z):
+        scans.append(z)
+        return 1.0 if z is cheap and not cheap_ok else real(self, z)
+
+    monkeypatch.setattr(type(problem), "max_violation", max_violation)
+    stage = LPStage(problem, tol=1e-9, gap_tol=1e-4, polish="auto")
+    gap = stage.stall_gap(lambda: x, 0.0, lambda: (value, {}))
+    assert [z is cheap for z in scans] == ([True] if cheap_ok else [True, False])
+    assert stage.feasible_x is (cheap if cheap_ok else dear)
+    assert (gap == pytest.approx(0.0, abs=1e-12)) == cheap_ok and gap >= -1e-12
+    assert stage.feasible_violation <= 1e-9
+
+
 def test_only_a_wide_complete_graph_lp_is_measured_for_its_floor(karate, karate_lp):
     from metricopt.solvers.core.stage import LPStage
 

@@ -362,19 +362,19 @@ class LPStage:
 
         if self.problem.sum_value is not None or self.problem.objective == "l2":
             return None
-        points = [(p["x"], self.problem.max_violation(p["x"]))
-                  for p in feasible_points(self.problem, x(), violation)]
-        points = [p for p in points if p[1] <= self.tol]  # with their violations
-        if not points:
+        points = [p["x"] for p in feasible_points(self.problem, x(), violation)]
+        values = [self.problem.objective_value(p) for p in points]
+        for best in np.argsort(values, kind="stable"):  # each scan is O(n^3): cheapest first
+            viol = float(self.problem.max_violation(points[best]))
+            if viol <= self.tol:
+                break
+        else:
             return None
-        values = [self.problem.objective_value(p[0]) for p in points]
-        best = int(np.argmin(values))
-        self._stall_x = points[best][0]
-        if values[best] < self.feasible_value:
-            self.feasible_x, self.feasible_value = points[best][0], values[best]
-            self.feasible_violation = float(points[best][1])
+        self._stall_x, value = points[best], values[best]
+        if value < self.feasible_value:
+            self.feasible_x, self.feasible_value, self.feasible_violation = self._stall_x, value, viol
         self._certify(certify)
-        self.measured_gap = self.gap(values[best])
+        self.measured_gap = self.gap(value)
         return self.measured_gap
 
     def _measured_met(self, gamma, gap):
