@@ -101,9 +101,6 @@ class DykstraStrategy(Strategy):
     def active_rows(self):
         return _active_rows(self.problem, self.st, self.order, self.block)
 
-    def violation(self, x):
-        return float(self.problem.max_violation(x))
-
     def rescale(self, gamma):
         S.rescale(self.st, gamma)
         self.moved = True

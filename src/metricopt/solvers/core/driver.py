@@ -133,6 +133,8 @@ class Strategy:
     floor_checks : int or None
         Full checks between two measurements of a stage's certified gap
         (:meth:`.stage.LPStage.at_floor`; None: never).
+    problem : MetricProblem
+        Set by every strategy.
     """
 
     name = "?"
@@ -169,8 +171,9 @@ class Strategy:
         raise NotImplementedError
 
     def violation(self, x):
-        """The exact largest violation of a point in problem order."""
-        raise NotImplementedError
+        """The exact largest violation of a point in problem order (a strategy with a
+        faster exact scan of its own overrides it)."""
+        return float(self.problem.max_violation(x))
 
     def rescale(self, gamma):
         """Move the iterate to the QP with regularisation ``gamma`` (exactly)."""
@@ -425,6 +428,7 @@ def iterate(strategy, problem, lp_stage, counters, *, tol, gap_tol, max_iter, ti
     # the watch's state travels with the counters: a resumed run stalls where the
     # uninterrupted one does
     watch = ProgressWatch(tol=tol, gap_tol=gap_tol)
+    lp_stage.violation_of = strategy.violation
     watch.restore(counters.get("stall_watch"))
     lp_stage.restore_gaps(counters.get("stage_gaps"))
     if callback is not None:

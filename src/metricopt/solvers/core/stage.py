@@ -139,9 +139,9 @@ class LPStage:
         self.certificates = 0
         self.certify_seconds = 0.0
         self.floor = GAP_FLOOR * objective_scale(problem)
-        #: Called with a record per polish event (:meth:`polish_record`), or None; the
-        #: driver sets it to the run's progress callback.
-        self.progress = None
+        #: The run's progress callback for polish events (:meth:`polish_record`) and the
+        #: strategy's exact violation scan (the fastest it has), both set by the driver.
+        self.progress, self.violation_of = None, problem.max_violation
 
     def polish_record(self, gamma, polish_round, rows, lp_value=None, violation=None):
         """Pass one polish event to :attr:`progress`: its start (``polish_round`` 0,
@@ -160,7 +160,7 @@ class LPStage:
         does not (after a gamma change the iterate moves away from feasibility)."""
         if violation > self.tol and self.feasible_x is not None:  # its violation: measured
             known = self.feasible_violation  # when made, or now (an O(n^3) scan)
-            return self.feasible_x, float(self.problem.max_violation(self.feasible_x)
+            return self.feasible_x, float(self.violation_of(self.feasible_x)
                                           if known is None else known)
         return x, violation
 
@@ -365,7 +365,7 @@ class LPStage:
         points = [p["x"] for p in feasible_points(self.problem, x(), violation)]
         values = [self.problem.objective_value(p) for p in points]
         for best in np.argsort(values, kind="stable"):  # each scan is O(n^3): cheapest first
-            viol = float(self.problem.max_violation(points[best]))
+            viol = float(self.violation_of(points[best]))
             if viol <= self.tol:
                 break
         else:
