@@ -718,3 +718,15 @@ def test_the_polish_ends_by_a_rounding_within_the_gap():
     assert fun == pytest.approx(loose["integral"]["value"])
     assert exact["lower_bound"] * (1 - 1e-12) <= fun <= 1.5 * loose["lower_bound"]
     assert loose["rounds"] < exact["rounds"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_distinct_count_equals_the_sorted_count(seed):
+    """Dense ids (the mask), sparse or negative ids (the sort), empty input."""
+    from metricopt.solvers.core.polish import distinct_count
+
+    rng = np.random.default_rng(seed)
+    size = int(rng.integers(0, 3000))
+    top = [10, 5000, 2**40][seed % 3]
+    ids = rng.integers(-3 if seed == 4 else 0, top, size=(size, 3))
+    assert distinct_count(ids) == (np.unique(ids).size if ids.size else 0)
