@@ -221,10 +221,8 @@ class HighsLazySolver(Solver):
             separator.commit()
             _emit(history, rec, opts["callback"])
 
-        res = _answer(problem, model, best_x, best_value, best_bound, certificate,
-                      certificate_seconds, status, message, history, is_lp, algorithm, need)
-        res["tol"] = tol  # the effective one (its default depends on the algorithm)
-        return res
+        return dict(_answer(problem, model, best_x, best_value, best_bound, certificate, certificate_seconds,
+                            status, message, history, is_lp, algorithm, need), tol=tol)  # the tol used
 
 
 def _emit(history, rec, callback):
