@@ -26,8 +26,11 @@ SIGNALS = [s for s in _signals.SIGNALS]
 
 def _default_sigint():
     """The child starts with SIGINT at its default (a background test runner may have it
-    ignored), so that Python installs its KeyboardInterrupt handler."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    ignored), so that Python installs its KeyboardInterrupt handler, and with SIGHUP at
+    its default (a runner started by ``nohup`` has it ignored, and the command line then
+    leaves it ignored, as it should)."""
+    for signum in SIGNALS:
+        signal.signal(signum, signal.SIG_DFL)
 
 
 def _start(args, cwd):
