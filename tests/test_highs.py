@@ -625,3 +625,4 @@ def test_a_stopped_run_with_an_infeasible_x_reports_its_gap_as_unknown(method):
     assert res["status"] == Status.LIMIT and res["tol"] == 1e-9
     assert res["max_violation"] > 1e-3 and np.isnan(res["gap"])
     assert "gap unknown" in res["message"] and "relative gap" not in res["message"]
+    assert all(np.isnan(h["gap"]) for h in res["history"])  # no record claims one either

@@ -231,8 +231,9 @@ class HighsSolver(Solver):
                 status, message, max_violation, gap, tol, opts["gap_tol"], fun, lower_bound,
                 certificate, hint=(" Lower tol, or use lp_algorithm='simplex'."
                                    if algorithm == "pdlp" else ""))
-        rec = _record(1, start, fun if x is not None else math.nan,
-                      gap, max_violation, model.n_rows, model.n_rows, dual=lower_bound)
+        rec = _record(1, start, fun if x is not None else math.nan,  # a gap at x within tol
+                      gap if max_violation <= tol else math.nan, max_violation, model.n_rows,
+                      model.n_rows, dual=lower_bound)
         if opts["callback"] is not None:
             opts["callback"](rec)
         return dict(
@@ -274,8 +275,8 @@ def _solve_rows(problem, opts, algorithm, start, deadline, need, paths=None):
     gap = _certified_gap(problem, fun, lower_bound)
     status, message = _judge_optimum(status, message, max_violation, gap, tol, opts["gap_tol"],
                                      fun, lower_bound, certificate)
-    rec = _record(1, start, fun, gap, max_violation, model.n_rows, model.n_rows,
-                  dual=lower_bound)
+    rec = _record(1, start, fun, gap if max_violation <= tol else math.nan, max_violation,
+                  model.n_rows, model.n_rows, dual=lower_bound)
     if opts["callback"] is not None:
         opts["callback"](rec)
     return dict(
