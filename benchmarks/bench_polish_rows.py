@@ -60,24 +60,40 @@ def _data_dir(arg):
 def first_polish_rows(graph, args):
     """``(problem, active rows, gamma)`` of the first polish of the run, or None."""
     from metricopt import build_problem, read_graph, solve
+    from metricopt.solvers.core import polish as P
     from metricopt.solvers.core import stage
 
     path = _data_dir(args.data_dir) / f"{graph}.txt"
     problem = build_problem("cc", read_graph(str(path) if path.exists() else graph),
                             weights="jaccard")
 
-    def capture(self, active, deadline, gamma):
-        raise _Captured(self.problem, active(), gamma)
+    seen = {}
+    original_try, original_rows, original_polish = (stage.LPStage.try_polish,
+                                                    P.polish_rows, P.polish)
 
-    original = stage.LPStage.try_polish
-    stage.LPStage.try_polish = capture
+    def watch_try(self, active, deadline, gamma, **kwargs):
+        seen["gamma"] = gamma
+        return original_try(self, active, deadline, gamma, **kwargs)
+
+    def watch_rows(problem, active, max_memory=None):
+        seen["every"] = active
+        return original_rows(problem, active, max_memory)
+
+    def capture(problem, rows, **kwargs):
+        if "every" not in seen:  # the kernels' warm-up on a tiny instance
+            return original_polish(problem, rows, **kwargs)
+        # the rows the stage logic decided to polish: the whole active set they came from
+        raise _Captured(problem, seen["every"], seen["gamma"])
+
+    stage.LPStage.try_polish, P.polish_rows, P.polish = watch_try, watch_rows, capture
     try:
         solve(problem, "project-forget", tol=args.tol, gap_tol=args.gap_tol,
               threads=args.threads)
     except _Captured as got:
         return got.problem, got.rows, got.gamma
     finally:
-        stage.LPStage.try_polish = original
+        stage.LPStage.try_polish, P.polish_rows, P.polish = (original_try, original_rows,
+                                                             original_polish)
     return None
 
 
