@@ -458,6 +458,43 @@ def test_the_gaps_measured_by_the_floor_checks_go_to_the_records(monkeypatch, ka
     assert min(gaps) >= exact / res["lower_bound"] - 1.0 - 1e-9
 
 
+@pytest.mark.parametrize("method", ["dykstra", "project-forget"])
+def test_a_ctrl_c_during_a_floor_check_drops_its_iteration(monkeypatch, karate_lp, method):
+    """A Ctrl-C held while a floor check measures (seconds on large graphs) ends it
+    before its next part: no certificate is computed after the signal, the iteration
+    is dropped (it is neither counted nor recorded) and the run ends interrupted."""
+    import os
+    import signal
+
+    from metricopt.solvers.core import driver as D
+    from metricopt.solvers.core import stage as S
+
+    problem, _, _ = karate_lp
+    records, seen = [], {}
+    at_floor, certify = S.LPStage.at_floor, S.LPStage._certify
+
+    def signalled(self, *args):
+        if "records" not in seen:
+            seen["records"] = len(records)
+            os.kill(os.getpid(), signal.SIGINT)  # held until the iteration ends
+        return at_floor(self, *args)
+
+    def counted(self, *args):
+        seen["certified_after"] = "records" in seen
+        return certify(self, *args)
+
+    monkeypatch.setattr(S, "WIDE_POLISH_FRACTION", 0.0)  # every restricted LP is wide
+    monkeypatch.setattr(S.LPStage, "at_floor", signalled)
+    monkeypatch.setattr(S.LPStage, "_certify", counted)
+    monkeypatch.setattr(D, "POLISH_QP_GAP", 0.0)  # no early polish (dykstra)
+    res = solve(problem, method=method, tol=1e-6, gap_tol=1e-6, threads=1, gamma=1.0,
+                warm_up=False, callback=records.append)
+    assert "records" in seen, "no floor check ran"
+    assert res["status"] == Status.INTERRUPTED, res["message"]
+    assert not seen.get("certified_after", False)
+    assert res["nit"] == seen["records"] == len(res["history"])
+
+
 def test_a_large_early_polish_waits_for_the_stages_certified_gap(monkeypatch, karate_lp):
     """Before a stage converges (dykstra's early polish) only a restricted LP of at most
     SMALL_POLISH_ROWS rows is polished; a larger one waits for the stage's end, where the

@@ -27,7 +27,7 @@ import time
 import numpy as np
 
 from ...result import Status
-from .loop import IterationLoop, finish_allowance
+from .loop import IterationLoop, StepAbandoned, finish_allowance
 from .stage import FLOOR_GROWTH_STAGES, POLISH_QP_GAP
 
 __all__ = ["Measure", "Candidate", "Outcome", "Answer", "Strategy", "ProgressWatch",
@@ -501,8 +501,18 @@ def _one_iteration(strategy, problem, lp_stage, loop, *, tol, gap_tol, final, ma
         loop.stop(Status.NUMERICAL, m.numerical)
         return False
     if strategy.stages and not m.warm:
-        outcome = step_stage(strategy, lp_stage, problem, m, tol=tol, gap_tol=gap_tol,
-                             deadline=loop.deadline, final=final, watch=watch)
+        # a Ctrl-C or the time limit during the stage's measurements (seconds on large
+        # graphs) drops the iteration, which has changed nothing that a checkpoint keeps
+        lp_stage.stopping = loop.stopping
+        try:
+            outcome = step_stage(strategy, lp_stage, problem, m, tol=tol, gap_tol=gap_tol,
+                                 deadline=loop.deadline, final=final, watch=watch)
+        except StepAbandoned:
+            loop.drop()
+            loop.out_of_time()
+            return False
+        finally:
+            lp_stage.stopping = None
     else:
         outcome = Outcome(violation=m.violation)
     if not strategy.advance(m, outcome, loop):

@@ -91,6 +91,18 @@ def interrupt_immediate():
         _IMMEDIATE.pop()
 
 
+class StepAbandoned(Exception):
+    """A read-only measurement of an iteration gave up because the loop is stopping
+    (:meth:`IterationLoop.stopping`); the iteration is dropped, as when an oracle's
+    search gives up, and a checkpoint then written resumes to the uninterrupted run."""
+
+
+def check_stopping(stopping):
+    """Raise :class:`StepAbandoned` when ``stopping`` (a callable, or None) says so."""
+    if stopping is not None and stopping():
+        raise StepAbandoned
+
+
 class CheckpointNotWritten(MetricOptWarning):
     """The final checkpoint of a run could not be written; ``error`` is the ``OSError``
     (its ``filename`` the checkpoint's path)."""

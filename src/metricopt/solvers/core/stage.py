@@ -36,6 +36,7 @@ import numpy as np
 
 from ...result import Status
 from .gap import GAP_FLOOR, lp_gap, objective_scale
+from .loop import check_stopping
 
 __all__ = ["lp_gap", "objective_scale", "LPStage", "GAMMA_GROWTH", "MAX_GAMMA",
            "POLISH_QP_GAP", "POLISH_GAMMA", "SMALL_POLISH_ROWS", "GAP_FLOOR"]
@@ -109,9 +110,7 @@ class LPStage:
         # than 30 separation rounds (jazz, USAir97), so their polish solves the path rows
         # (:func:`.polish.polish_paths`), and "auto" tries it only where they are few
         self.polish = polish if problem.objective != "l2" else False
-        #: Whether a rounding may be the answer (:meth:`try_integral`): not with
-        #: ``polish=False``, which asks for the QP stages alone.
-        self.rounds = polish is not False
+        self.rounds = polish is not False  # a rounding may be the answer: not with polish=False
         if self.polish and problem.sum_value is not None:
             from .. import _sc_paths
 
@@ -139,9 +138,9 @@ class LPStage:
         self.certificates = 0
         self.certify_seconds = 0.0
         self.floor = GAP_FLOOR * objective_scale(problem)
-        #: The run's progress callback for polish events (:meth:`polish_record`) and the
-        #: strategy's exact violation scan (the fastest it has), both set by the driver.
-        self.progress, self.violation_of = None, problem.max_violation
+        #: Set by the driver: the progress callback of polish events (:meth:`polish_record`),
+        #: the strategy's exact violation scan, and the loop's ``stopping`` (a stage decision's).
+        self.progress, self.violation_of, self.stopping = None, problem.max_violation, None
 
     def polish_record(self, gamma, polish_round, rows, lp_value=None, violation=None):
         """Pass one polish event to :attr:`progress`: its start (``polish_round`` 0,
@@ -365,6 +364,7 @@ class LPStage:
         points = [p["x"] for p in feasible_points(self.problem, x(), violation)]
         values = [self.problem.objective_value(p) for p in points]
         for best in np.argsort(values, kind="stable"):  # each scan is O(n^3): cheapest first
+            check_stopping(self.stopping)
             viol = float(self.violation_of(points[best]))
             if viol <= self.tol:
                 break
@@ -373,6 +373,7 @@ class LPStage:
         self._stall_x, value = points[best], values[best]
         if value < self.feasible_value:
             self.feasible_x, self.feasible_value, self.feasible_violation = self._stall_x, value, viol
+        check_stopping(self.stopping)
         self._certify(certify)
         self.measured_gap = self.gap(value)
         return self.measured_gap
@@ -382,6 +383,7 @@ class LPStage:
         if gap <= self.gap_tol:
             self.x, self.stall_point = self._stall_x, gamma
             return True
+        check_stopping(self.stopping)
         return self.try_integral(self._stall_x)
 
     def after_stall(self, gamma, x, violation, certify, active):
@@ -409,9 +411,6 @@ class LPStage:
         - else gamma grows when two more stages are predicted to close the gap
           (:meth:`decay`, from the stages' gaps and this one);
         - else the polish runs.
-
-        Jaccard cc, celegans_metabolic: a polish round of 191k-200k rows took 70-134 s and
-        missed; the stage at gamma 100 ends at the LP (benchmarks/README.md).
 
         Returns
         -------
