@@ -3,7 +3,7 @@
 Usage::
 
     python benchmarks/bench_interrupt.py BEFORE [AFTER] [--nodes 20000] [--at 20,50,80]
-        [--threads 2] [--graph polblogs]
+        [--threads 2] [--graph polblogs] [--in-floor-check]
     python benchmarks/bench_interrupt.py --overhead 20000,80000 --dense-overhead 2000
 
 For every time in ``--at`` (seconds after the solve starts) and each revision, a fresh
@@ -19,6 +19,9 @@ stopped run does (the exact violation of the answer, one more path search, and i
 certified lower bound). Revisions as in :mod:`compare_revisions` (temporary git
 worktrees; AFTER defaults to the working tree); they alternate per time. Prints a
 markdown table: per time, the oracle calls finished and both latencies of each revision.
+With ``--in-floor-check`` the child sends itself the signal as its first floor check
+(:meth:`metricopt.solvers.core.stage.LPStage.at_floor`) after each time begins: the
+latency of a Ctrl-C that lands in a stage's measurement.
 
 ``--overhead N,...`` instead times one path search over all edges as one kernel call and
 in parts (:func:`metricopt.solvers._cycle_search.search_cycles_until`), at the ``x`` of a
@@ -44,7 +47,7 @@ from compare_revisions import revision_trees
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 _CHILD = r"""
-import json, signal, sys, time, warnings
+import json, os, signal, sys, time, warnings
 sys.path.insert(0, sys.argv[1])
 sys.path.insert(0, sys.argv[2])
 signal.signal(signal.SIGINT, signal.default_int_handler)  # not inherited as ignored
@@ -70,23 +73,41 @@ def timed_exit(self, *exc):
     loop_end.append(time.time())
     return real_exit(self, *exc)
 IterationLoop.__exit__ = timed_exit
-print(json.dumps(dict(start=time.time())), flush=True)
+sent = []
+if sys.argv[5] != "-":  # the signal as the first floor check after this many seconds begins
+    from metricopt.solvers.core import stage
+    real_floor = stage.LPStage.at_floor
+    def signalling_floor(self, *args):
+        if not sent and time.time() >= t_start + float(sys.argv[5]):
+            sent.append(time.time())
+            os.kill(os.getpid(), signal.SIGINT)
+        return real_floor(self, *args)
+    stage.LPStage.at_floor = signalling_floor
+t_start = time.time()
+print(json.dumps(dict(start=t_start)), flush=True)
 res = metricopt.solve(problem, method="project-forget", threads=threads, **opts)
 print(json.dumps(dict(loop_end=loop_end[-1], end=time.time(), calls=int(res["nit"]),
-                      status=res["status_name"])), flush=True)
+                      status=res["status_name"], sent=sent[0] if sent else None)), flush=True)
 """
 
 
-def interrupted_run(src, nodes, at, threads):
-    """Solve in a child, SIGINT ``at`` seconds after its solve starts; the latency."""
+def interrupted_run(src, nodes, at, threads, in_floor_check=False):
+    """Solve in a child, SIGINT ``at`` seconds after its solve starts (or, with
+    ``in_floor_check``, as the child's first floor check after then begins); the latency."""
     child = subprocess.Popen([sys.executable, "-c", _CHILD, src, HERE, str(nodes),
-                              str(threads)], stdout=subprocess.PIPE, text=True)
+                              str(threads), str(at) if in_floor_check else "-"],
+                             stdout=subprocess.PIPE, text=True)
     start = json.loads(child.stdout.readline())["start"]
-    time.sleep(max(0.0, start + at - time.time()))
-    sent = time.time()
-    child.send_signal(signal.SIGINT)
+    if not in_floor_check:
+        time.sleep(max(0.0, start + at - time.time()))
+        sent = time.time()
+        child.send_signal(signal.SIGINT)
     out = json.loads(child.stdout.readline())
     child.wait()
+    if in_floor_check:
+        if out["sent"] is None:
+            raise SystemExit(f"no floor check began after {at:g} s: the run ended first")
+        sent = out["sent"]
     out["loop"], out["total"] = out["loop_end"] - sent, out["end"] - sent
     return out
 
@@ -162,6 +183,8 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--graph", default=None,
                     help="Jaccard cc on this bundled graph instead of the signed graph")
+    ap.add_argument("--in-floor-check", action="store_true",
+                    help="the signal as the first floor check after each --at time begins")
     ap.add_argument("--overhead", default=None,
                     help="node counts: time the path search in one call and in parts only")
     ap.add_argument("--dense-overhead", default=None,
@@ -192,15 +215,16 @@ def main(argv=None):
     with revision_trees(args.before, args.after) as (before, after):
         print((f"signed cc, generated Slashdot shape, {args.nodes} nodes" if args.graph is None
                else f"Jaccard cc, {args.graph}, default tolerances") + f", threads {args.threads}\n")
-        print(f"| SIGINT at s | before ({args.before}) calls done, status | loop ends s "
+        when = "first floor check after s" if args.in_floor_check else "SIGINT at s"
+        print(f"| {when} | before ({args.before}) calls done, status | loop ends s "
               f"| returns s | after ({args.after or 'working tree'}) calls done, status "
               f"| loop ends s | returns s |")
         print("|---|---|---|---|---|---|---|")
         lat = {"b": [], "a": []}
         for at in (float(a) for a in args.at.split(",")):
             what = args.nodes if args.graph is None else f"graph:{args.graph}"
-            b = interrupted_run(os.path.join(before, "src"), what, at, args.threads)
-            a = interrupted_run(os.path.join(after, "src"), what, at, args.threads)
+            b, a = (interrupted_run(os.path.join(tree, "src"), what, at, args.threads,
+                                    args.in_floor_check) for tree in (before, after))
             lat["b"].append(b)
             lat["a"].append(a)
             print(f"| {at:g} | {b['calls']}, {b['status']} | {b['loop']:.2f} "
