@@ -495,6 +495,36 @@ def test_a_ctrl_c_during_a_floor_check_drops_its_iteration(monkeypatch, karate_l
     assert res["nit"] == seen["records"] == len(res["history"])
 
 
+def test_a_ctrl_c_in_the_polish_ends_it_before_its_next_round(karate_lp):
+    """The polish asks ``stopping`` before each round: asked true after round 1 it ends
+    there, ``abandoned``, with round 1's certified bound; the stage keeps that bound and
+    drops the iteration (StepAbandoned)."""
+    from metricopt.solvers.core import stage as S
+    from metricopt.solvers.core.loop import StepAbandoned
+
+    problem, _, value = karate_lp
+    rows = ActiveRows(triangles=np.array([[0, 1, 2]], dtype=np.int64))
+    rounds = []
+    res = polish(problem, rows, tol=1e-6, callback=lambda *a: rounds.append(a),
+                 stopping=lambda: bool(rounds))
+    assert res["abandoned"] and res["rounds"] == 1 == len(rounds)
+    assert res["lower_bound"] is not None and res["lower_bound"] <= value + 1e-9
+    assert polish(problem, rows, tol=1e-6)["rounds"] > 1  # it had rounds to go
+
+    lp_stage = S.LPStage(problem, tol=1e-6, gap_tol=1e-8, polish="auto")
+    lp_stage.stopping = lambda: True
+    with pytest.raises(StepAbandoned):
+        lp_stage.try_polish(lambda: rows, None, 10.0)
+    assert lp_stage.best_bound is None  # stopped before round 1: no bound to keep
+    rounds.clear()
+    lp_stage = S.LPStage(problem, tol=1e-6, gap_tol=1e-8, polish="auto")
+    lp_stage.progress = rounds.append
+    lp_stage.stopping = lambda: any(r.get("polish_round", 0) > 0 for r in rounds)
+    with pytest.raises(StepAbandoned):
+        lp_stage.try_polish(lambda: rows, None, 10.0)
+    assert lp_stage.best_bound == pytest.approx(res["lower_bound"])
+
+
 def test_a_large_early_polish_waits_for_the_stages_certified_gap(monkeypatch, karate_lp):
     """Before a stage converges (dykstra's early polish) only a restricted LP of at most
     SMALL_POLISH_ROWS rows is polished; a larger one waits for the stage's end, where the

@@ -256,7 +256,7 @@ def polish_rows(problem, active, max_memory=None):
 
 
 def polish(problem, active, *, tol, gap_tol=1e-4, deadline=None, threads=None,
-           max_rounds=MAX_ROUNDS, callback=None):
+           max_rounds=MAX_ROUNDS, callback=None, stopping=None):
     """Solve the LP on ``active`` rows exactly, separating violated rows until none is.
 
     Parameters
@@ -275,6 +275,10 @@ def polish(problem, active, *, tol, gap_tol=1e-4, deadline=None, threads=None,
     max_rounds : int
     callback : callable or None
         Called with ``(round, value, max_violation, rows)`` after each round.
+    stopping : callable or None
+        Asked before each round (the run's Ctrl-C, :meth:`.loop.IterationLoop.stopping`);
+        when true the polish ends there, ``abandoned`` set (a round inside HiGHS runs to
+        its end).
 
     Returns
     -------
@@ -297,6 +301,9 @@ def polish(problem, active, *, tol, gap_tol=1e-4, deadline=None, threads=None,
     for rnd in range(1, max_rounds + 1):
         if deadline is not None and time.perf_counter() >= deadline:
             out["message"] = "time limit reached in the polish"
+            break
+        if stopping is not None and stopping():
+            out["message"], out["abandoned"] = "stopped in the polish", True
             break
         status, message, x, value = _solve(rm, tol, gap_tol, deadline)
         if status != Status.OPTIMAL or x is None:

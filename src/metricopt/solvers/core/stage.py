@@ -36,7 +36,7 @@ import numpy as np
 
 from ...result import Status
 from .gap import GAP_FLOOR, lp_gap, objective_scale
-from .loop import check_stopping
+from .loop import StepAbandoned, check_stopping
 
 __all__ = ["lp_gap", "objective_scale", "LPStage", "GAMMA_GROWTH", "MAX_GAMMA",
            "POLISH_QP_GAP", "POLISH_GAMMA", "SMALL_POLISH_ROWS", "GAP_FLOOR"]
@@ -143,9 +143,8 @@ class LPStage:
         self.progress, self.violation_of, self.stopping = None, problem.max_violation, None
 
     def polish_record(self, gamma, polish_round, rows, lp_value=None, violation=None):
-        """Pass one polish event to :attr:`progress`: its start (``polish_round`` 0,
-        ``rows`` the restricted LP's) or a round's end (the round's LP value, a certified
-        lower bound on the full LP, and the violation of its optimum)."""
+        """Pass one polish event to :attr:`progress`: its start (``polish_round`` 0, ``rows``
+        the restricted LP's) or a round's end (its LP value, a bound, its violation)."""
         if self.progress is None:
             return
         rec = dict(stage="polish", polish_round=int(polish_round), rows=int(rows), gamma=float(gamma))
@@ -522,7 +521,7 @@ class LPStage:
                 return False
             self.polish_record(gamma, 0, rows.n_rows)
             res = polish(self.problem, rows, tol=self.tol, gap_tol=self.gap_tol,
-                         deadline=deadline, threads=self.threads,
+                         deadline=deadline, threads=self.threads, stopping=self.stopping,
                          callback=lambda rnd, value, worst, n: self.polish_record(
                              gamma, rnd, n, value, worst))
             res["active_rows"] = every.n_rows
@@ -530,6 +529,8 @@ class LPStage:
         res["gamma"] = gamma
         self.polishes.append({k: v for k, v in res.items() if k not in ("x",)})
         self.offer_bound(res["lower_bound"], res["bound_details"], "lp_polish")
+        if res.get("abandoned"):  # a Ctrl-C: its bound is kept, the iteration dropped
+            raise StepAbandoned
         if res["status"] != Status.OPTIMAL:
             return False
         if "integral" in res:
