@@ -626,3 +626,45 @@ def test_a_stopped_run_with_an_infeasible_x_reports_its_gap_as_unknown(method):
     assert res["max_violation"] > 1e-3 and np.isnan(res["gap"])
     assert "gap unknown" in res["message"] and "relative gap" not in res["message"]
     assert all(np.isnan(h["gap"]) for h in res["history"])  # no record claims one either
+
+
+@pytest.mark.parametrize("method, algorithm", [("highs", "simplex"), ("highs", "ipm"),
+                                               ("highs-lazy", "simplex")])
+def test_a_ctrl_c_stops_highs_at_its_next_iteration(monkeypatch, method, algorithm):
+    """A Ctrl-C while HiGHS runs is held, HiGHS stops at its next simplex or interior-point
+    iteration (its interrupt callbacks), and the signal then takes its course: the solve
+    raises KeyboardInterrupt with HiGHS's model status kInterrupt, long before its end."""
+    import os
+    import signal
+
+    from metricopt import read_graph
+    from metricopt.solvers.core import exact_lp
+
+    if not hasattr(__import__("highspy").Highs(), "cbSimplexInterrupt"):
+        pytest.skip("this highspy has no interrupt callbacks")
+    problem = build_problem("cc", read_graph("lesmis"))
+    watch, solve_model = exact_lp.ExactModel._watch_interrupts, exact_lp.ExactModel.solve
+    seen = {}
+
+    def signalling(self):
+        watch(self)
+        if "sent" not in seen:
+            def send(event):
+                if "sent" not in seen:
+                    seen["sent"] = True
+                    os.kill(os.getpid(), signal.SIGINT)
+            for name in ("cbSimplexInterrupt", "cbIpmInterrupt"):
+                getattr(self.h, name).subscribe(send)
+
+    def recorded(self, *args, **kwargs):
+        try:
+            return solve_model(self, *args, **kwargs)
+        finally:
+            seen["status"] = self.h.modelStatusToString(self.h.getModelStatus())
+            seen["iterations"] = self.iterations()
+
+    monkeypatch.setattr(exact_lp.ExactModel, "_watch_interrupts", signalling)
+    monkeypatch.setattr(exact_lp.ExactModel, "solve", recorded)
+    with pytest.raises(KeyboardInterrupt):
+        solve(problem, method=method, lp_algorithm=algorithm, threads=1, warm_up=False)
+    assert seen["sent"] and seen["status"] == "Interrupted by user"

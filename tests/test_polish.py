@@ -525,6 +525,38 @@ def test_a_ctrl_c_in_the_polish_ends_it_before_its_next_round(karate_lp):
     assert lp_stage.best_bound == pytest.approx(res["lower_bound"])
 
 
+@pytest.mark.parametrize("method", ["dykstra", "project-forget"])
+def test_a_ctrl_c_inside_a_polish_round_ends_the_run(monkeypatch, method):
+    """A Ctrl-C while HiGHS solves a polish round stops HiGHS at its next iteration; the
+    polish is abandoned, its iteration dropped, and the run ends interrupted."""
+    import os
+    import signal
+
+    from metricopt.solvers.core import exact_lp
+
+    if not hasattr(__import__("highspy").Highs(), "cbSimplexInterrupt"):
+        pytest.skip("this highspy has no interrupt callbacks")
+    problem = build_problem("cc", read_graph("lesmis"))
+    watch, seen = exact_lp.ExactModel._watch_interrupts, {}
+
+    def signalling(self):
+        watch(self)
+
+        def send(event):
+            if "sent" not in seen:
+                seen["sent"] = True
+                os.kill(os.getpid(), signal.SIGINT)
+        for name in ("cbSimplexInterrupt", "cbIpmInterrupt"):
+            getattr(self.h, name).subscribe(send)
+
+    monkeypatch.setattr(exact_lp.ExactModel, "_watch_interrupts", signalling)
+    res = solve(problem, method=method, tol=1e-8, gap_tol=1e-9, threads=1, warm_up=False)
+    assert seen["sent"]
+    assert res["status"] == Status.INTERRUPTED, res["message"]
+    ran = [p for p in res["polish"] if "seconds" in p]
+    assert ran and ran[-1]["message"] == "stopped in the polish" and ran[-1]["rounds"] == 0
+
+
 def test_a_large_early_polish_waits_for_the_stages_certified_gap(monkeypatch, karate_lp):
     """Before a stage converges (dykstra's early polish) only a restricted LP of at most
     SMALL_POLISH_ROWS rows is polished; a larger one waits for the stage's end, where the

@@ -18,6 +18,7 @@ import numpy as np
 from ..._stdout import native_stdout_to_stderr
 from ...result import Status
 from .highs_status import map_status
+from .loop import interrupt_deferred, signals_held_here
 
 __all__ = ["DEFAULT_GAP_TOL", "MEMORY_MODEL", "EMPTY_F", "EMPTY_I", "ExactModel",
            "RestrictedModel", "model_bytes"]
@@ -140,7 +141,12 @@ class ExactModel:
             h.setOptionValue("qp_iteration_limit", int(iteration_limit))
             h.setOptionValue("pdlp_iteration_limit", int(iteration_limit))
         t0 = time.perf_counter()
-        with native_stdout_to_stderr():  # a verbose run logs to file descriptor 1
+        # a Ctrl-C (or SIGTERM, SIGHUP) is held while HiGHS runs, which stops at its next
+        # simplex or interior-point iteration; the held signal then takes its course
+        with interrupt_deferred() as held, native_stdout_to_stderr():
+            self._held = held
+            if signals_held_here():
+                self._watch_interrupts()
             h.run()
         self.solve_seconds += time.perf_counter() - t0
         model_status = h.getModelStatus()
@@ -154,6 +160,22 @@ class ExactModel:
         if info.primal_solution_status > 0 or model_status == self.highspy.HighsModelStatus.kOptimal:
             x = np.array(h.getSolution().col_value, dtype=np.float64)
         return status, message, x, float(info.objective_function_value)
+
+    def _watch_interrupts(self):
+        """Subscribe, once, HiGHS's simplex and interior-point interrupt callbacks (highspy
+        >= 1.8; older ones run to their end) to the signals held by :meth:`solve`."""
+        if getattr(self, "_watching", False):
+            return
+        self._watching = True
+
+        def ask(event):
+            if self._held:
+                event.interrupt()
+
+        for name in ("cbSimplexInterrupt", "cbIpmInterrupt"):
+            hook = getattr(self.h, name, None)
+            if hook is not None:
+                hook.subscribe(ask)
 
     def iterations(self):
         """HiGHS iterations (simplex, interior point, QP, PDLP) over every solve so far."""

@@ -55,7 +55,7 @@ def interrupt_deferred():
     library user's process still dies of them as before. Within
     :func:`interrupt_immediate` nothing is held.
     """
-    if threading.current_thread() is not threading.main_thread() or _IMMEDIATE:
+    if not signals_held_here():
         yield []
         return
     caught = []
@@ -75,6 +75,12 @@ def interrupt_deferred():
             handler(caught[0], None)
         elif handler is not signal.SIG_IGN:
             raise KeyboardInterrupt
+
+
+def signals_held_here():
+    """Whether :func:`interrupt_deferred` holds signals here (the main thread, outside
+    :func:`interrupt_immediate`); native code may then poll its list safely."""
+    return threading.current_thread() is threading.main_thread() and not _IMMEDIATE
 
 
 @contextlib.contextmanager

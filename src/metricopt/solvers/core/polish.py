@@ -276,9 +276,9 @@ def polish(problem, active, *, tol, gap_tol=1e-4, deadline=None, threads=None,
     callback : callable or None
         Called with ``(round, value, max_violation, rows)`` after each round.
     stopping : callable or None
-        Asked before each round (the run's Ctrl-C, :meth:`.loop.IterationLoop.stopping`);
-        when true the polish ends there, ``abandoned`` set (a round inside HiGHS runs to
-        its end).
+        Asked before and after each round (the run's Ctrl-C,
+        :meth:`.loop.IterationLoop.stopping`, which also stops HiGHS at its next
+        iteration); when true the polish ends there, ``abandoned`` set.
 
     Returns
     -------
@@ -306,6 +306,9 @@ def polish(problem, active, *, tol, gap_tol=1e-4, deadline=None, threads=None,
             out["message"], out["abandoned"] = "stopped in the polish", True
             break
         status, message, x, value = _solve(rm, tol, gap_tol, deadline)
+        if stopping is not None and stopping():  # HiGHS stops at a held Ctrl-C
+            out["message"], out["abandoned"] = "stopped in the polish", True
+            break
         if status != Status.OPTIMAL or x is None:
             out["status"] = Status.LIMIT if status == Status.LIMIT else Status.NUMERICAL
             out["message"] = f"restricted LP: {message}"
