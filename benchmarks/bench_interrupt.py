@@ -3,23 +3,24 @@
 Usage::
 
     python benchmarks/bench_interrupt.py BEFORE [AFTER] [--nodes 20000] [--at 20,50,80]
-        [--threads 2] [--graph polblogs] [--in-floor-check]
+        [--threads 2] [--graph polblogs] [--in-floor-check] [--method highs]
     python benchmarks/bench_interrupt.py --overhead 20000,80000 --dense-overhead 2000
 
 For every time in ``--at`` (seconds after the solve starts) and each revision, a fresh
 process solves signed ``cc`` on the Slashdot-shaped graph of ``--nodes`` nodes
 (:func:`bench_signed_graphs.generated_problem`; violation and certified LP gap 1e-2, as
 that benchmark) with ``metricopt.solve(method="project-forget")`` after a warm-up solve,
-and gets SIGINT at that time; with ``--graph NAME`` the problem is Jaccard ``cc`` on
-that bundled graph (path or name, as ``metricopt.read_graph``) at the default tolerances
-(a dense run: its answer is the last point made within tol, or the iterate measured
-exactly). Two latencies from the signal: to the end of the iteration loop (taken by
-wrapping ``IterationLoop.__exit__``), and to the solve's return, which adds what every
-stopped run does (the exact violation of the answer, one more path search, and its
-certified lower bound). Revisions as in :mod:`compare_revisions` (temporary git
-worktrees; AFTER defaults to the working tree); they alternate per time. Prints a
-markdown table: per time, the oracle calls finished and both latencies of each revision.
-With ``--in-floor-check`` the child sends itself the signal as its first floor check
+and gets SIGINT at that time; with ``--graph NAME`` the problem is Jaccard ``cc`` on that
+bundled graph (path or name, as ``metricopt.read_graph``) at the default tolerances (a
+dense run: its answer is the last point made within tol, or the iterate measured exactly);
+``--method`` picks the backend (default project-forget). Two latencies from the signal: to
+the end of the iteration loop (taken by wrapping ``IterationLoop.__exit__``; a backend
+without the loop, such as ``highs``: its return), and to the solve's return, which adds
+what every stopped run does (the exact violation of the answer, one more path search, and
+its certified lower bound). Revisions as in :mod:`compare_revisions` (temporary git
+worktrees; AFTER defaults to the working tree); they alternate per time. Prints a markdown
+table: per time, the oracle calls finished and both latencies of each revision. With
+``--in-floor-check`` the child sends itself the signal as its first floor check
 (:meth:`metricopt.solvers.core.stage.LPStage.at_floor`) after each time begins: the
 latency of a Ctrl-C that lands in a stage's measurement.
 
@@ -85,17 +86,22 @@ if sys.argv[5] != "-":  # the signal as the first floor check after this many se
     stage.LPStage.at_floor = signalling_floor
 t_start = time.time()
 print(json.dumps(dict(start=t_start)), flush=True)
-res = metricopt.solve(problem, method="project-forget", threads=threads, **opts)
-print(json.dumps(dict(loop_end=loop_end[-1], end=time.time(), calls=int(res["nit"]),
-                      status=res["status_name"], sent=sent[0] if sent else None)), flush=True)
+try:
+    res = metricopt.solve(problem, method=sys.argv[6], threads=threads, **opts)
+    calls, status = int(res["nit"]), res["status_name"]
+except KeyboardInterrupt:  # a backend without the iteration loop (highs) passes it on
+    calls, status = 0, "KeyboardInterrupt"
+end = time.time()
+print(json.dumps(dict(loop_end=loop_end[-1] if loop_end else end, end=end, calls=calls,
+                      status=status, sent=sent[0] if sent else None)), flush=True)
 """
 
 
-def interrupted_run(src, nodes, at, threads, in_floor_check=False):
+def interrupted_run(src, nodes, at, threads, in_floor_check=False, method="project-forget"):
     """Solve in a child, SIGINT ``at`` seconds after its solve starts (or, with
     ``in_floor_check``, as the child's first floor check after then begins); the latency."""
     child = subprocess.Popen([sys.executable, "-c", _CHILD, src, HERE, str(nodes),
-                              str(threads), str(at) if in_floor_check else "-"],
+                              str(threads), str(at) if in_floor_check else "-", method],
                              stdout=subprocess.PIPE, text=True)
     start = json.loads(child.stdout.readline())["start"]
     if not in_floor_check:
@@ -183,6 +189,9 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--graph", default=None,
                     help="Jaccard cc on this bundled graph instead of the signed graph")
+    ap.add_argument("--method", default="project-forget",
+                    help="the backend solving (highs: no iteration loop, the loop column "
+                         "is the return)")
     ap.add_argument("--in-floor-check", action="store_true",
                     help="the signal as the first floor check after each --at time begins")
     ap.add_argument("--overhead", default=None,
@@ -214,7 +223,8 @@ def main(argv=None):
         ap.error("give the BEFORE revision (or --overhead)")
     with revision_trees(args.before, args.after) as (before, after):
         print((f"signed cc, generated Slashdot shape, {args.nodes} nodes" if args.graph is None
-               else f"Jaccard cc, {args.graph}, default tolerances") + f", threads {args.threads}\n")
+               else f"Jaccard cc, {args.graph}, default tolerances")
+              + f", {args.method}, threads {args.threads}\n")
         when = "first floor check after s" if args.in_floor_check else "SIGINT at s"
         print(f"| {when} | before ({args.before}) calls done, status | loop ends s "
               f"| returns s | after ({args.after or 'working tree'}) calls done, status "
@@ -224,7 +234,8 @@ def main(argv=None):
         for at in (float(a) for a in args.at.split(",")):
             what = args.nodes if args.graph is None else f"graph:{args.graph}"
             b, a = (interrupted_run(os.path.join(tree, "src"), what, at, args.threads,
-                                    args.in_floor_check) for tree in (before, after))
+                                    args.in_floor_check, args.method)
+                    for tree in (before, after))
             lat["b"].append(b)
             lat["a"].append(a)
             print(f"| {at:g} | {b['calls']}, {b['status']} | {b['loop']:.2f} "
