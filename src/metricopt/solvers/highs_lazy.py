@@ -6,11 +6,13 @@ and the separation are those of :mod:`metricopt.solvers.core`.
 """
 
 import math
+import signal
 import time
 
 import numpy as np
 
 from .._memory import available_memory, check_memory
+from .._signals import signal_name, signal_number
 from ..exceptions import MemoryLimitError
 from ..result import Status
 from ._base import Solver
@@ -149,9 +151,9 @@ class HighsLazySolver(Solver):
                 status, message = Status.LIMIT, "Time limit reached."
                 break
             rounds += 1
-            run_status, run_message, x, value = model.solve(deadline)
+            run_status, run_message, x, value = _solve_round(model, deadline, rounds)
             round_bound = math.nan
-            if is_lp:
+            if is_lp and run_status != Status.INTERRUPTED:
                 round_bound, details = model.certified_bound()
                 certificate_seconds += details.get("seconds", 0.0)
                 if round_bound > best_bound:
@@ -223,6 +225,18 @@ class HighsLazySolver(Solver):
 
         return dict(_answer(problem, model, best_x, best_value, best_bound, certificate, certificate_seconds,
                             status, message, history, is_lp, algorithm, need), tol=tol)  # the tol used
+
+
+def _solve_round(model, deadline, rounds):
+    """``model.solve(deadline)``; a Ctrl-C, SIGTERM or SIGHUP (HiGHS stops at its next
+    iteration, :meth:`ExactModel.solve`) ends the rounds with status ``INTERRUPTED``: the
+    run returns the bound and point of the rounds before, as the iterative backends do."""
+    try:
+        return model.solve(deadline)
+    except KeyboardInterrupt as exc:
+        num = signal_number(exc)
+        by = "" if num == signal.SIGINT else f" by {signal_name(num)}"
+        return Status.INTERRUPTED, f"interrupted{by} in round {rounds}", None, math.nan
 
 
 def _emit(history, rec, callback):
