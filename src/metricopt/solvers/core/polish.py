@@ -276,9 +276,10 @@ def polish(problem, active, *, tol, gap_tol=1e-4, deadline=None, threads=None,
     callback : callable or None
         Called with ``(round, value, max_violation, rows)`` after each round.
     stopping : callable or None
-        Asked before and after each round (the run's Ctrl-C,
-        :meth:`.loop.IterationLoop.stopping`, which also stops HiGHS at its next
-        iteration); when true the polish ends there, ``abandoned`` set.
+        Asked before each round (the run's Ctrl-C, :meth:`.loop.IterationLoop.stopping`);
+        when true, or when a held Ctrl-C stopped HiGHS in a round (model status
+        kInterrupt), the polish ends there, ``abandoned`` set. A round that ends past the
+        time limit is used as before.
 
     Returns
     -------
@@ -306,7 +307,7 @@ def polish(problem, active, *, tol, gap_tol=1e-4, deadline=None, threads=None,
             out["message"], out["abandoned"] = "stopped in the polish", True
             break
         status, message, x, value = _solve(rm, tol, gap_tol, deadline)
-        if stopping is not None and stopping():  # HiGHS stops at a held Ctrl-C
+        if status == Status.INTERRUPTED:  # HiGHS stopped at a held Ctrl-C
             out["message"], out["abandoned"] = "stopped in the polish", True
             break
         if status != Status.OPTIMAL or x is None:
