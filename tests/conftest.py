@@ -48,3 +48,37 @@ def sigint_raises():
     previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
     signal.signal(signal.SIGINT, previous)
+
+
+@pytest.fixture
+def sigint_from_highs(monkeypatch, sigint_raises):
+    """``arm(when)``: a SIGINT sent by HiGHS's own interrupt callbacks, at the first
+    callback of any model at which ``when()`` is true (after the callbacks that
+    :class:`~metricopt.solvers.core.exact_lp.ExactModel` subscribes itself); returns the
+    dict in which ``"sent"`` records that it was. Skips where highspy has no callbacks."""
+    import signal
+
+    from metricopt.solvers.core import exact_lp
+
+    if not hasattr(__import__("highspy").Highs(), "cbSimplexInterrupt"):
+        pytest.skip("this highspy has no interrupt callbacks")
+    watch, seen = exact_lp.ExactModel._watch_interrupts, {}
+
+    def arm(when=lambda: True):
+        def signalling(self):
+            watch(self)
+            if getattr(self, "_armed", False):
+                return
+            self._armed = True
+
+            def send(event):
+                if "sent" not in seen and when():
+                    seen["sent"] = True
+                    os.kill(os.getpid(), signal.SIGINT)
+            for name in ("cbSimplexInterrupt", "cbIpmInterrupt"):
+                getattr(self.h, name).subscribe(send)
+
+        monkeypatch.setattr(exact_lp.ExactModel, "_watch_interrupts", signalling)
+        return seen
+
+    return arm

@@ -459,7 +459,8 @@ def test_the_gaps_measured_by_the_floor_checks_go_to_the_records(monkeypatch, ka
 
 
 @pytest.mark.parametrize("method", ["dykstra", "project-forget"])
-def test_a_ctrl_c_during_a_floor_check_drops_its_iteration(monkeypatch, karate_lp, method):
+def test_a_ctrl_c_during_a_floor_check_drops_its_iteration(monkeypatch, sigint_raises, karate_lp,
+                                                           method):
     """A Ctrl-C held while a floor check measures (seconds on large graphs) ends it
     before its next part: no certificate is computed after the signal, the iteration
     is dropped (it is neither counted nor recorded) and the run ends interrupted."""
@@ -526,30 +527,11 @@ def test_a_ctrl_c_in_the_polish_ends_it_before_its_next_round(karate_lp):
 
 
 @pytest.mark.parametrize("method", ["dykstra", "project-forget"])
-def test_a_ctrl_c_inside_a_polish_round_ends_the_run(monkeypatch, method):
+def test_a_ctrl_c_inside_a_polish_round_ends_the_run(sigint_from_highs, method):
     """A Ctrl-C while HiGHS solves a polish round stops HiGHS at its next iteration; the
     polish is abandoned, its iteration dropped, and the run ends interrupted."""
-    import os
-    import signal
-
-    from metricopt.solvers.core import exact_lp
-
-    if not hasattr(__import__("highspy").Highs(), "cbSimplexInterrupt"):
-        pytest.skip("this highspy has no interrupt callbacks")
     problem = build_problem("cc", read_graph("lesmis"))
-    watch, seen = exact_lp.ExactModel._watch_interrupts, {}
-
-    def signalling(self):
-        watch(self)
-
-        def send(event):
-            if "sent" not in seen:
-                seen["sent"] = True
-                os.kill(os.getpid(), signal.SIGINT)
-        for name in ("cbSimplexInterrupt", "cbIpmInterrupt"):
-            getattr(self.h, name).subscribe(send)
-
-    monkeypatch.setattr(exact_lp.ExactModel, "_watch_interrupts", signalling)
+    seen = sigint_from_highs()
     res = solve(problem, method=method, tol=1e-8, gap_tol=1e-9, threads=1, warm_up=False)
     assert seen["sent"]
     assert res["status"] == Status.INTERRUPTED, res["message"]
