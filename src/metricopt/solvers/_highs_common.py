@@ -7,10 +7,12 @@ with one model (:func:`estimate_memory`); the HiGHS model itself is
 """
 
 import math
+import signal
 import time
 
 import numpy as np
 
+from .._signals import signal_name, signal_number
 from ..problems._pairs import n_pairs
 from ..result import Status
 from .core import options as opt
@@ -269,6 +271,19 @@ def _certified_gap(problem, fun, lower_bound):
     if not (math.isfinite(fun) and not math.isnan(lower_bound)):
         return math.nan
     return lp_gap(fun, lower_bound, GAP_FLOOR * objective_scale(problem))
+
+
+def _solve_interruptible(model, *args, where=""):
+    """``model.solve(*args)``; a Ctrl-C, SIGTERM or SIGHUP (HiGHS stops at its next
+    iteration, :meth:`~metricopt.solvers.core.exact_lp.ExactModel.solve`) gives status
+    ``INTERRUPTED`` and no point, so that the run returns what it has certified (the
+    bound of HiGHS's duals, the rounds before), as the iterative backends do."""
+    try:
+        return model.solve(*args)
+    except KeyboardInterrupt as exc:
+        num = signal_number(exc)
+        by = "" if num == signal.SIGINT else f" by {signal_name(num)}"
+        return Status.INTERRUPTED, f"interrupted{by}{where}.", None, math.nan
 
 
 def _judge_optimum(status, message, max_violation, gap, tol, gap_tol, fun, lower_bound,

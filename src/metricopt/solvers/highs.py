@@ -25,6 +25,7 @@ from ._highs_common import (
     _memory_text,
     _record,
     _resolve_algorithm,
+    _solve_interruptible,
     estimate_memory,
 )
 from .core.exact_lp import ExactModel, RestrictedModel
@@ -110,7 +111,8 @@ class HighsSolver(Solver):
             HiGHS's minimum). ``None``: 1e-9, or 1e-6 for ``lp_algorithm="pdlp"``.
         time_limit : float or None, default=None
             Seconds, model building included. When reached the status is ``LIMIT`` and
-            ``x`` is HiGHS's current iterate, if it has one.
+            ``x`` is HiGHS's current iterate, if it has one. At a Ctrl-C HiGHS stops at
+            its next iteration: status ``INTERRUPTED``, no ``x``, the bound of its duals.
         max_iter : int or None, default=None
             Simplex / interior-point / PDLP / QP iteration limit.
         threads : int or None, default=None
@@ -202,7 +204,7 @@ class HighsSolver(Solver):
 
         solved = not (deadline is not None and time.perf_counter() > deadline)
         if solved:
-            status, message, z, value = model.solve(deadline, opts["max_iter"])
+            status, message, z, value = _solve_interruptible(model, deadline, opts["max_iter"])
         else:
             status, message = Status.LIMIT, "Time limit reached while building the model."
             z, value = None, math.nan

@@ -6,13 +6,11 @@ and the separation are those of :mod:`metricopt.solvers.core`.
 """
 
 import math
-import signal
 import time
 
 import numpy as np
 
 from .._memory import available_memory, check_memory
-from .._signals import signal_name, signal_number
 from ..exceptions import MemoryLimitError
 from ..result import Status
 from ._base import Solver
@@ -28,6 +26,7 @@ from ._highs_common import (
     _memory_text,
     _record,
     _resolve_algorithm,
+    _solve_interruptible,
     estimate_memory,
     restricted_columns,
 )
@@ -86,8 +85,8 @@ class HighsLazySolver(Solver):
             Largest violation accepted; also HiGHS's primal and dual feasibility
             tolerance (at least 1e-10).
         time_limit : float or None, default=None
-            Seconds. When reached the status is ``LIMIT``; ``x`` and ``lower_bound`` are
-            those of the last round HiGHS finished.
+            Seconds. When reached the status is ``LIMIT`` (at a Ctrl-C ``INTERRUPTED``);
+            ``x`` and ``lower_bound`` are those of the last round HiGHS finished.
         max_iter : int or None, default=None
             Most rounds (HiGHS solves); ``nit`` counts the rounds HiGHS finished.
         threads, verbose, seed
@@ -122,7 +121,6 @@ class HighsLazySolver(Solver):
             Each record's ``primal`` is the round's HiGHS objective and ``dual`` its
             certified bound.
         """
-
         opts = _check_options("highs-lazy", tol=tol, time_limit=time_limit, max_iter=max_iter,
                               threads=threads, max_memory=max_memory, verbose=verbose, seed=seed,
                               callback=callback, lp_algorithm=lp_algorithm,
@@ -151,7 +149,8 @@ class HighsLazySolver(Solver):
                 status, message = Status.LIMIT, "Time limit reached."
                 break
             rounds += 1
-            run_status, run_message, x, value = _solve_round(model, deadline, rounds)
+            run_status, run_message, x, value = _solve_interruptible(model, deadline,
+                                                                     where=f" in round {rounds}")
             round_bound = math.nan
             if is_lp and run_status != Status.INTERRUPTED:
                 round_bound, details = model.certified_bound()
@@ -225,18 +224,6 @@ class HighsLazySolver(Solver):
 
         return dict(_answer(problem, model, best_x, best_value, best_bound, certificate, certificate_seconds,
                             status, message, history, is_lp, algorithm, need), tol=tol)  # the tol used
-
-
-def _solve_round(model, deadline, rounds):
-    """``model.solve(deadline)``; a Ctrl-C, SIGTERM or SIGHUP (HiGHS stops at its next
-    iteration, :meth:`ExactModel.solve`) ends the rounds with status ``INTERRUPTED``: the
-    run returns the bound and point of the rounds before, as the iterative backends do."""
-    try:
-        return model.solve(deadline)
-    except KeyboardInterrupt as exc:
-        num = signal_number(exc)
-        by = "" if num == signal.SIGINT else f" by {signal_name(num)}"
-        return Status.INTERRUPTED, f"interrupted{by} in round {rounds}", None, math.nan
 
 
 def _emit(history, rec, callback):
