@@ -660,3 +660,20 @@ def test_a_ctrl_c_stops_highs_at_its_next_iteration(monkeypatch, sigint_from_hig
         assert np.isfinite(res["lower_bound"]) and res["nit"] >= 1
     exact = solve(problem, method="highs", threads=1, warm_up=False)["fun"]
     assert not res["lower_bound"] > exact * (1 + 1e-9)  # nan (no duals) or certified
+
+
+def test_an_ignored_sigint_does_not_stop_highs(sigint_from_highs):
+    """A process that ignores SIGINT (started in the background) is not interrupted by
+    one: HiGHS is not stopped and the solve ends optimal."""
+    import signal
+
+    from metricopt import read_graph
+
+    seen = sigint_from_highs()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        res = solve(build_problem("cc", read_graph("lesmis")), method="highs", threads=1,
+                    warm_up=False)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert seen["sent"] and res["status"] == Status.OPTIMAL, res["message"]

@@ -52,7 +52,8 @@ def interrupt_deferred():
     runs: ``KeyboardInterrupt`` for SIGINT, :class:`metricopt._signals.Interrupted` for
     the signals the command line answers (:func:`metricopt._signals.signals_interrupt`);
     SIGTERM and SIGHUP are held only when a Python handler is installed for them, so a
-    library user's process still dies of them as before. Within
+    library user's process still dies of them as before, and an ignored SIGINT (a process
+    started in the background) stays ignored: nothing it would not stop ends early. Within
     :func:`interrupt_immediate` nothing is held.
     """
     if not signals_held_here():
@@ -62,7 +63,7 @@ def interrupt_deferred():
     old = {}
     for signum in SIGNALS:
         handler = signal.getsignal(signum)
-        if signum == signal.SIGINT or callable(handler):
+        if (signum == signal.SIGINT and handler is not signal.SIG_IGN) or callable(handler):
             old[signum] = signal.signal(signum, lambda num, frame: caught.append(num))
     try:
         yield caught
