@@ -640,7 +640,7 @@ def test_a_ctrl_c_stops_highs_at_its_next_iteration(monkeypatch, sigint_from_hig
     from metricopt import read_graph
     from metricopt.solvers.core import exact_lp
 
-    problem = build_problem("cc", read_graph("lesmis"))
+    problem = build_problem("cc", read_graph("karate"))
     solves = []
     seen = sigint_from_highs(lambda: len(solves) == (1 if method == "highs-lazy" else 0))
     solve_model = exact_lp.ExactModel.solve
@@ -672,7 +672,7 @@ def test_an_ignored_sigint_does_not_stop_highs(sigint_from_highs):
     seen = sigint_from_highs()
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        res = solve(build_problem("cc", read_graph("lesmis")), method="highs", threads=1,
+        res = solve(build_problem("cc", read_graph("karate")), method="highs", threads=1,
                     warm_up=False)
     finally:
         signal.signal(signal.SIGINT, previous)
