@@ -162,8 +162,9 @@ class ExactModel:
         return status, message, x, float(info.objective_function_value)
 
     def _watch_interrupts(self):
-        """Subscribe, once, HiGHS's simplex and interior-point interrupt callbacks (highspy
-        >= 1.8; older ones run to their end) to the signals held by :meth:`solve`."""
+        """Subscribe, once, HiGHS's simplex and interior-point interrupt callbacks (where
+        highspy has their events; elsewhere HiGHS runs to its end) to the signals held by
+        :meth:`solve`."""
         if getattr(self, "_watching", False):
             return
         self._watching = True
