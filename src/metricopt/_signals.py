@@ -60,6 +60,13 @@ def exit_code(exc=None):
     return 128 + signal_number(exc)
 
 
+def by_signal(exc=None):
+    """``""`` for SIGINT (a Ctrl-C), else ``" by SIGTERM"`` (or the signal's name), for
+    "interrupted ... after N iterations" messages."""
+    num = signal_number(exc)
+    return "" if num == signal.SIGINT else f" by {signal_name(num)}"
+
+
 def interrupted_by(exc=None):
     """``"the user"`` (SIGINT) or the signal's name, for messages."""
     num = signal_number(exc)

@@ -7,12 +7,11 @@ with one model (:func:`estimate_memory`); the HiGHS model itself is
 """
 
 import math
-import signal
 import time
 
 import numpy as np
 
-from .._signals import signal_name, signal_number
+from .._signals import by_signal
 from ..problems._pairs import n_pairs
 from ..result import Status
 from .core import options as opt
@@ -281,9 +280,7 @@ def _solve_interruptible(model, *args, where=""):
     try:
         return model.solve(*args)
     except KeyboardInterrupt as exc:
-        num = signal_number(exc)
-        by = "" if num == signal.SIGINT else f" by {signal_name(num)}"
-        return Status.INTERRUPTED, f"interrupted{by}{where}.", None, math.nan
+        return Status.INTERRUPTED, f"interrupted{by_signal(exc)}{where}.", None, math.nan
 
 
 def _judge_optimum(status, message, max_violation, gap, tol, gap_tol, fun, lower_bound,

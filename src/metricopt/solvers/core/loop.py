@@ -16,7 +16,7 @@ import threading
 import time
 import warnings
 
-from ..._signals import SIGNALS, signal_name, signal_number
+from ..._signals import SIGNALS, by_signal
 from ...exceptions import MetricOptWarning
 from ...result import Status
 
@@ -201,9 +201,7 @@ class IterationLoop:
             return False
         if interrupted:
             self.status = Status.INTERRUPTED
-            num = signal_number(exc)
-            by = "" if num == signal.SIGINT else f" by {signal_name(num)}"
-            self.message = f"interrupted{by} after {self.it} {self.unit}"
+            self.message = f"interrupted{by_signal(exc)} after {self.it} {self.unit}"
             self.counters.update(iteration=self.it, seconds=self.elapsed())
         if self.save is not None and (kind is None or interrupted):
             error = self._save()
