@@ -20,28 +20,29 @@ BENCHMARKS = ROOT / "benchmarks"
 SRC = ROOT / "src"
 
 #: script -> (arguments of its quick run, slow): the slow ones start many fresh processes,
-#: or compile kernels without numba's cache, which is what they measure.
+#: compile kernels without numba's cache (which is what they measure), or took 2 s or more
+#: with a warm kernel cache on the 2-core test machine; they run with ``-m slow``.
 QUICK = {
     "bench_cd_scale.py": (["--quick"], False),
     "bench_certificate.py": (["--sizes", "2000", "--exact-max", "2000", "--threads", "1"], False),
     "bench_checkpoint.py": (["--quick", "--repeat", "1"], False),
-    "bench_contract.py": (["--quick", "--threads", "1", "--jobs", "2"], False),
-    "bench_dask_oracle.py": (["--quick", "--threads", "1"], False),
+    "bench_contract.py": (["--quick", "--threads", "1", "--jobs", "2"], True),
+    "bench_dask_oracle.py": (["--quick", "--threads", "1"], True),
     "bench_editing.py": (["--graphs", "karate", "--lp-time", "20", "--iterations-per-node", "2",
                           "--starts", "1"], False),
-    "bench_dykstra.py": (["--quick", "--highs-cap", "0", "--no-kernels"], False),
+    "bench_dykstra.py": (["--quick", "--highs-cap", "0", "--no-kernels"], True),
     "bench_interrupt.py": (["--overhead", "300", "--dense-overhead", "60", "--threads", "1"],
-                           False),
+                           True),
     "bench_kernel_cache.py": ([str(ROOT), "--no-compile", "--repeat", "1", "--scan-sizes", "100",
                                "--path-sizes", "300", "--dykstra-sizes", "60", "--threads", "1"],
                               True),
     "bench_lighttouch.py": (["--quick", "--cases", "karate", "--methods", "lighttouch",
-                             "--time-limit", "30", "--skip-warm"], False),
+                             "--time-limit", "30", "--skip-warm"], True),
     "bench_lp.py": (["--cases", "cc:karate", "--methods", "dykstra", "--time-limit", "30",
                      "--threads", "1"], False),
     "bench_polish_rows.py": (["--graphs", "dolphins", "--per-column", "1,2", "--dense-cap",
                               "0,default", "--tol", "1e-8",
-                              "--gap-tol", "1e-9", "--threads", "1"], False),
+                              "--gap-tol", "1e-9", "--threads", "1"], True),
     "bench_project_forget.py": (["--quick", "--cases", "grqc-cc", "--backends",
                                  "project-forget", "--threads", "1"], False),
     "bench_pruned_scan.py": (["--sizes", "200", "--no-cc", "--repeat", "1", "--threads", "1"],
@@ -49,14 +50,14 @@ QUICK = {
     "bench_refine.py": (["--cases", "cc:karate", "--no-leiden"], False),
     "bench_signals.py": ([str(ROOT), "--signals", "INT", "--scenarios", "warm-up"], True),
     "bench_signed_graphs.py": (["--shapes", "300", "--solve", "--time-limit", "30",
-                                "--threads", "1"], False),
-    "bench_support.py": (["--quick", "--threads", "1"], False),
-    "bench_startup.py": (["--quick", "--repeat", "1", "--methods", "dykstra"], False),
+                                "--threads", "1"], True),
+    "bench_support.py": (["--quick", "--threads", "1"], True),
+    "bench_startup.py": (["--quick", "--repeat", "1", "--methods", "dykstra"], True),
     "bench_time_limit.py": (["karate", "5", "--method", "dykstra"], False),
-    "bench_wedges.py": (["--graphs", "karate", "--time-limit", "30", "--threads", "1"], False),
-    "compare_revisions.py": ([str(ROOT), "--cases", "cc:karate", "--threads", "1"], False),
-    "pf_pass_costs.py": (["--graphs", "karate", "--threads", "1", "--time-limit", "10"], False),
-    "same_passes.py": ([str(ROOT), "--cases", "sc:karate:5", "--repeats", "1"], False),
+    "bench_wedges.py": (["--graphs", "karate", "--time-limit", "30", "--threads", "1"], True),
+    "compare_revisions.py": ([str(ROOT), "--cases", "cc:karate", "--threads", "1"], True),
+    "pf_pass_costs.py": (["--graphs", "karate", "--threads", "1", "--time-limit", "10"], True),
+    "same_passes.py": ([str(ROOT), "--cases", "sc:karate:5", "--repeats", "1"], True),
 }
 
 #: scripts whose answer is one JSON line rather than a markdown table

@@ -96,6 +96,7 @@ MANIFEST = textwrap.dedent("""\
     """)
 
 
+@pytest.mark.slow  # 9 s; test_batch.py keeps a job run by another batch in the default run
 def test_two_concurrent_batches_run_each_job_once(tmp_path, umask_022):
     manifest = tmp_path / "jobs.csv"
     manifest.write_text(MANIFEST)

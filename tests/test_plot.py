@@ -127,8 +127,10 @@ def test_highs_title_counts_its_own_iterations(tmp_path):
     assert "simplex/IPM/QP iterations" in fig.get_suptitle() and "pass" not in fig.get_suptitle()
 
 
-@pytest.mark.parametrize("damage", ["empty iterations", "header only", "garbage iterations",
-                                    "truncated report", "empty report"])
+@pytest.mark.parametrize("damage", [  # each 2 s (three plots): two in the default run
+    "empty iterations", pytest.param("header only", marks=pytest.mark.slow),
+    pytest.param("garbage iterations", marks=pytest.mark.slow), "truncated report",
+    pytest.param("empty report", marks=pytest.mark.slow)])
 def test_damaged_runs_are_skipped_or_explained(runs, tmp_path, runner, damage):
     from metricopt.cli import cli
 

@@ -137,7 +137,8 @@ def test_project_forget_ends_sparsest_cut_by_the_path_repair():
     assert res.gap <= 1e-2
 
 
-@pytest.mark.parametrize("method", ["project-forget", "dykstra"])
+@pytest.mark.parametrize("method", [pytest.param("project-forget", marks=pytest.mark.slow),
+                                    "dykstra"])  # project-forget: 11 s
 def test_projection_methods_polish_sparsest_cut_from_its_path_rows(method):
     """The stalled QP stage hands over to the path rows' LP (:func:`polish_paths`): the
     exact LP at gap_tol 1e-4, where project-forget alone stopped at its call limit."""
