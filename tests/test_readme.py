@@ -30,7 +30,9 @@ import metricopt
 README = Path(__file__).resolve().parents[1] / "README.md"
 #: Sections whose examples take long (the worked batch example: four jobs, about 40 s on
 #: a loaded 2-core machine, most of it loading the kernels in each job's process).
-SLOW = {"Pipelines: many graphs, many runs"}
+#: sections run only with ``-m slow`` (each 4 s or more; their commands have tests of their own)
+SLOW = {"Pipelines: many graphs, many runs", "Look at the answer", "Graphs beyond 20,000 nodes",
+        "Cluster editing: a certified bound above the LP, `--relaxation editing`"}
 RUN = ("bash", "console", "python")
 
 _FENCE = re.compile(r"^```([\w-]*)\s*$")
