@@ -266,7 +266,8 @@ def test_evaluate_editing_bound_needs_unit_weights(runner, tmp_path):
     result = runner.invoke(cli, ["evaluate", "cc", "karate", str(path), "--editing-bound"])
     assert result.exit_code == 1
     assert result.stderr.strip().splitlines()[-1] == (
-        "Error: the editing bound is for cc with unit weights (cluster editing)")
+        "Error: the editing bound is for cc with unit weights (cluster editing) or cd "
+        "(cluster deletion)")
 
 
 def test_lp_certificate_tracks_the_lp_value_over_many_blocks():

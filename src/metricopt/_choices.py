@@ -42,9 +42,10 @@ WEIGHT_MODES = ("auto", "jaccard", "unit", "signed", "lambda", "lambda-degree", 
 RELAXATIONS = {
     "full": "every triangle inequality (the cc LP)",
     "wedges": "open-wedge relaxation: x_ij <= x_ik + x_jk only where ik, jk are edges and ij is not",
-    "editing": "cluster editing (unit weights): the full LP, then a stronger certified bound "
-               "(critical cliques, exhaustive search, 2-partition rows) and a search of the "
-               "clustering; a run option (metricopt.run, solve, bound, evaluate)",
+    "editing": "cluster editing (cc, unit weights) and cluster deletion (cd): the full LP, "
+               "then a stronger certified bound (cc: critical cliques, exhaustive search, "
+               "2-partition rows; cd: independent-set rows) and a search of the clustering; "
+               "a run option (metricopt.run, solve, bound, evaluate)",
 }
 
 #: The relaxations :func:`metricopt.build_problem` builds as an LP; ``"editing"`` is the

@@ -469,13 +469,14 @@ def _check_layout(ctx, kind, method, opts):
 
 def _check_relaxation(ctx, kind, method, opts):
     """``--relaxation wedges`` needs 0/1 targets and a method that takes its rows;
-    ``--relaxation editing`` needs cc with unit weights."""
+    ``--relaxation editing`` needs cc with unit weights, or cd."""
     from ..solvers import get_solver
 
-    if opts.get("relaxation") == "editing" and (kind != "cc" or opts.get("weights") != "unit"):
+    if opts.get("relaxation") == "editing" and kind != "cd" \
+            and (kind != "cc" or opts.get("weights") != "unit"):
         what = f"problem {kind}" if kind != "cc" else f"--weights {opts.get('weights') or 'auto'}"
-        raise click.BadParameter(f"editing (cluster editing) needs cc --weights unit, not {what}",
-                                 ctx, param_hint="'--relaxation'")
+        raise click.BadParameter(f"editing (cluster editing or deletion) needs cc --weights unit "
+                                 f"or cd, not {what}", ctx, param_hint="'--relaxation'")
     if kind != "cc" or opts.get("relaxation") != "wedges":
         return
     weights = opts.get("weights") or "auto"

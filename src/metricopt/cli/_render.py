@@ -159,6 +159,9 @@ class RunProgress:
                     "only; not counted in the solve time)")
         elif name == "round":
             line = f"Rounding ({info['method']}, {info['n_tries']} tries)"
+        elif name == "editing" and info.get("kind") == "cd":
+            line = ("Cluster deletion: its bound (the LP with independent-set rows) and the "
+                    "rounding of that LP")
         elif name == "editing":
             line = ("Cluster editing: its bound (critical cliques, exhaustive search, the LP "
                     "with 2-partition rows) and the search from the clustering")

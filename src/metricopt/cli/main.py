@@ -306,8 +306,9 @@ def bound(ctx, kind, graph, **opts):
               help="Seed of the refinement's node orders.")
 @click.option("--editing-bound", is_flag=True, default=False,
               help="cc --weights unit: also compute the cluster-editing bound (exact search on "
-                   "small components, the triangle LP with 2-partition rows on the others) and "
-                   "certify with the larger bound.")
+                   "small components, the triangle LP with 2-partition rows on the others); cd: "
+                   "the cluster-deletion bound (the LP with independent-set rows); certify "
+                   "with the larger bound.")
 @click.option("--editing-time-limit", type=Real(), default=None, metavar="SECONDS",
               help="Seconds for each component's LP of --editing-bound.")
 @problem_options

@@ -7,7 +7,7 @@ import numpy as np
 from ..exceptions import InputError, InvalidParameterError, MetricOptWarning
 from ..io.reports import read_clusters, read_cut, read_report_json, to_jsonable
 from ._common import _ratio, _source_text, bound_exceeds, objective_scores, problem_parameters
-from ._editing import check_editing, editing_step
+from ._editing import check_editing, editing_step, lp_params
 
 __all__ = ["evaluate_file"]
 
@@ -41,7 +41,7 @@ def evaluate_file(source, kind, path, *, problem_params=None, read_options=None,
     refined_out : str or os.PathLike or None
         Write the refined clustering (``node,cluster``) or cut (``node,in_cut``) here.
     editing_bound : bool, default=False
-        ``cc`` with unit weights only (``problem_params`` with ``relaxation="editing"``
+        ``cc`` with unit weights and ``cd`` only (``problem_params`` with ``relaxation="editing"``
         sets it): also compute the cluster-editing bound of
         :func:`metricopt.solvers.editing_lp.cluster_editing_bound` (exact search on small
         components, the triangle LP with 2-partition rows on the others) and certify with
@@ -81,7 +81,7 @@ def evaluate_file(source, kind, path, *, problem_params=None, read_options=None,
             raise InputError(f"{report}: the report has no lower bound")
     if params.get("relaxation") == "editing":  # the full LP's problem, and the editing bound
         check_editing(kind, params)
-        params["relaxation"], editing_bound = "full", True
+        params, editing_bound = lp_params(params), True
     data = read_input(source, kind, **read_options)
     if rep is not None:
         _check_same_graph(rep, data, report)
@@ -117,9 +117,11 @@ def evaluate_file(source, kind, path, *, problem_params=None, read_options=None,
 
 
 def _editing_section(out, problem, data, lower_bound, time_limit):
-    """Add the cluster-editing bound to ``out``; return the bound to certify with."""
-    if problem.kind != "cc" or problem.params.get("weights") != "unit":
-        raise InvalidParameterError("the editing bound is for cc with unit weights (cluster editing)")
+    """Add the cluster-editing (cc) or cluster-deletion (cd) bound to ``out``; return the
+    bound to certify with."""
+    if problem.kind != "cd" and (problem.kind != "cc" or problem.params.get("weights") != "unit"):
+        raise InvalidParameterError("the editing bound is for cc with unit weights (cluster "
+                                    "editing) or cd (cluster deletion)")
     res = editing_step(data, problem, None, time_limit=time_limit)
     res.pop("search")
     out["editing_bound"] = res

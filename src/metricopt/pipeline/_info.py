@@ -2,6 +2,7 @@
 
 from ..io.reports import to_jsonable
 from ._common import _graph_section, problem_parameters
+from ._editing import lp_params
 
 __all__ = ["describe", "solver_table", "option_help"]
 
@@ -146,9 +147,7 @@ def describe(source, *, kinds=None, read_options=None, problem_params=None, max_
     problems = []
     for kind in kinds or list(BUILDERS):
         accepted = problem_parameters(kind)
-        kw = {k: v for k, v in params.items() if k in accepted}
-        if kw.get("relaxation") == "editing":  # its LP is the full one
-            kw["relaxation"] = "full"
+        kw = lp_params({k: v for k, v in params.items() if k in accepted})
         if max_memory is not None and "max_memory" in accepted:
             kw["max_memory"] = int(max_memory)
         try:

@@ -24,7 +24,7 @@ from ..io.reports import (
 )
 from ..result import Status
 from ..solvers.core.loop import CheckpointNotWritten
-from ._editing import check_editing, editing_step
+from ._editing import check_editing, editing_step, lp_params
 from ._report import _build_report
 
 if TYPE_CHECKING:
@@ -137,8 +137,9 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
         A registered backend or ``"auto"``.
     problem_params : dict or None
         Passed to :func:`metricopt.problems.build_problem`; ``relaxation="editing"``
-        (``cc`` with unit weights) builds the full LP and adds the certified cluster-editing
-        bound and search (:mod:`metricopt.pipeline._editing`; the report's ``editing``).
+        (``cc`` with unit weights, ``cd``) builds the full LP and adds the certified
+        cluster-editing or cluster-deletion bound and search
+        (:mod:`metricopt.pipeline._editing`; the report's ``editing``).
     solver_options : dict or None
         Passed to :func:`metricopt.solve`; only the options given here reach the backend.
     rounding : dict or None
@@ -169,8 +170,9 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
         ``"build"`` (the problem), ``"solve"`` (a dict with ``method`` and
         ``auto_reason``), ``"compile"`` (the backend's kernels are being compiled or
         loaded, before the solve clock starts), ``"round"`` (the rounding options),
-        ``"editing"`` (an empty dict: the cluster-editing bound and search of
-        ``relaxation="editing"``) and ``"write"`` (the output directory).
+        ``"editing"`` (a dict with the problem's ``kind``: the cluster-editing or
+        cluster-deletion bound and search of ``relaxation="editing"``) and ``"write"``
+        (the output directory).
     force : bool, default=False
         Replace the files of an earlier run in ``out`` (they are removed when the new
         run writes its own, so a run that fails first leaves them in place).
@@ -220,8 +222,7 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
                 stage("read", data)
                 params = _layout_for_method(kind, method, dict(problem_params or {}))
                 editing = params.get("relaxation") == "editing"
-                if editing:  # the full LP, then the editing bound and search below
-                    params["relaxation"] = "full"
+                params = lp_params(params)  # the full LP; the editing step below
                 problem = build_problem(kind, data, **params)
                 stage("build", problem)
                 choice = resolve_method(problem, method, solver_options)
@@ -254,7 +255,7 @@ def run(source, kind, *, method="auto", problem_params=None, solver_options=None
                         _mark_interrupted(result, exc, "during the rounding")
                 editing_out = None
                 if editing and result.get("status") != Status.INTERRUPTED:
-                    stage("editing", {})
+                    stage("editing", {"kind": kind})
                     try:
                         editing_out = editing_step(data, problem, rounded, seed=round_opts["seed"],
                                                    time_limit=solver_options.get("time_limit"))

@@ -3,13 +3,14 @@
 import numpy as np
 
 from .._memory import check_memory
+from ..exceptions import InvalidParameterError
 from ._base import MetricProblem
-from ._checks import check_graph
+from ._checks import check_choice, check_graph
 
 __all__ = ["cluster_deletion"]
 
 
-def cluster_deletion(graph, *, max_memory=None):
+def cluster_deletion(graph, *, relaxation="full", max_memory=None):
     """Build the cluster-deletion LP relaxation.
 
     ``min sum_{ij in E} x_ij`` over edge variables with ``0 <= x <= 1``,
@@ -21,6 +22,10 @@ def cluster_deletion(graph, *, max_memory=None):
     ----------
     graph : Graph
         Weights, if any, are ignored.
+    relaxation : {"full"}, default="full"
+        The one relaxation of cd (the keyword exists for the common interface;
+        ``"editing"``, the stronger cluster-deletion bound, is what a run adds:
+        :func:`metricopt.run` with ``relaxation="editing"``).
     max_memory : int or None
 
     Returns
@@ -37,6 +42,13 @@ def cluster_deletion(graph, *, max_memory=None):
            https://doi.org/10.1137/18M1217152
     """
     check_graph(graph, "cluster_deletion")
+    if relaxation == "editing":
+        raise InvalidParameterError(
+            "relaxation='editing' is the cd LP plus the cluster-deletion bound and search that "
+            "a run adds (metricopt.run, 'metricopt solve cd --relaxation editing'); build the "
+            "problem with relaxation='full'", parameter="relaxation", value="editing",
+            requirement="given to metricopt.run, not to build_problem")
+    check_choice(relaxation, "relaxation", "cluster_deletion", ("full",))
     deg = graph.degrees().astype(np.int64)
     upper_rows = int(np.sum(deg * (deg - 1) // 2))  # triangles*3 + wedges
     check_memory(8 * 3 * upper_rows + 64 * graph.m,
