@@ -27,6 +27,7 @@ QUICK = {
     "bench_certificate.py": (["--sizes", "2000", "--exact-max", "2000", "--threads", "1"], False),
     "bench_checkpoint.py": (["--quick", "--repeat", "1"], False),
     "bench_contract.py": (["--quick", "--threads", "1", "--jobs", "2"], True),
+    "bench_deletion.py": (["--graphs", "karate", "--threads", "1"], False),
     "bench_dask_oracle.py": (["--quick", "--threads", "1"], True),
     "bench_editing.py": (["--graphs", "karate", "--lp-time", "20", "--iterations-per-node", "2",
                           "--starts", "1"], False),
