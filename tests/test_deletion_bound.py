@@ -190,3 +190,22 @@ def test_evaluate_certifies_a_cd_clustering_with_the_deletion_bound(tmp_path):
     bound = cluster_deletion_bound(g.n, g.edges).bound
     assert res["editing_bound"]["bound"] == bound and res["bound_source"] == "editing"
     assert res["approximation_ratio"] == pytest.approx(g.m / bound)
+
+
+@pytest.mark.parametrize("kind", ["cd", "cc"])
+def test_a_ctrl_c_stops_the_bound_inside_highs(kind, sigint_from_highs, sigint_raises):
+    """A SIGINT from HiGHS's first callback in the deletion (cd) or editing (cc) bound:
+    HiGHS stops at that iteration and the interrupt reaches the caller."""
+    import time
+
+    from metricopt.solvers.editing_lp import editing_lp_bound
+
+    g = metricopt.read_graph("football")
+    sent = sigint_from_highs()
+    t0 = time.perf_counter()
+    with pytest.raises(KeyboardInterrupt):
+        if kind == "cd":
+            cluster_deletion_bound(g.n, g.edges)
+        else:
+            editing_lp_bound(g.n, np.ones(g.n), g.edges)
+    assert sent.get("sent") and time.perf_counter() - t0 < 5

@@ -46,6 +46,8 @@ from ..bounds.editing_exact import check_edges
 from ..exceptions import InvalidParameterError
 from ..result import RichResult
 from . import _deletion_kernels as _dk
+from .core.exact_lp import ExactModel
+from .core.loop import interrupt_deferred, signals_held_here
 
 __all__ = ["DeletionBound", "cluster_deletion_bound"]
 
@@ -176,7 +178,12 @@ class _EdgeModel:
         h = self.h
         if deadline is not None:
             h.setOptionValue("time_limit", h.getRunTime() + max(deadline - time.perf_counter(), 0.0))
-        with native_stdout_to_stderr():
+        # a Ctrl-C (SIGTERM, SIGHUP) is held while HiGHS runs, which stops at its next
+        # iteration (the callbacks of ExactModel); the held signal then takes its course
+        with interrupt_deferred() as held, native_stdout_to_stderr():
+            self._held = held
+            if signals_held_here():
+                ExactModel._watch_interrupts(self)
             h.run()
         return np.array(h.getSolution().col_value, dtype=np.float64)
 

@@ -49,6 +49,8 @@ from ..bounds.editing_exact import (
 from ..exceptions import InvalidParameterError
 from ..result import RichResult
 from . import _editing_kernels as _ek
+from .core.exact_lp import ExactModel
+from .core.loop import interrupt_deferred, signals_held_here
 
 __all__ = ["EditingBound", "cluster_editing_bound", "editing_lp_bound"]
 
@@ -219,7 +221,12 @@ class _PairModel:
         h = self.h
         if deadline is not None:
             h.setOptionValue("time_limit", h.getRunTime() + max(deadline - time.perf_counter(), 0.0))
-        with native_stdout_to_stderr():
+        # a Ctrl-C (SIGTERM, SIGHUP) is held while HiGHS runs, which stops at its next
+        # iteration (the callbacks of ExactModel); the held signal then takes its course
+        with interrupt_deferred() as held, native_stdout_to_stderr():
+            self._held = held
+            if signals_held_here():
+                ExactModel._watch_interrupts(self)
             h.run()
         sol = h.getSolution()
         return np.array(sol.col_value, dtype=np.float64)
