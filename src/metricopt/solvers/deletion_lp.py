@@ -91,8 +91,8 @@ class DeletionBound(RichResult):
         ``"converged"`` (nothing violated: the bound is the optimum of the LP with every
         row), ``"stalled"``, ``"rounds"`` or ``"time"``.
     x : ndarray of shape (m,)
-        The last LP solution, one value per edge in the order given (1: deleted); a
-        point to round (:func:`metricopt.rounding.cluster_deletion_pivot`).
+        The LP solution of the round that gave the bound, one value per edge in the order
+        given (1: deleted); a point to round (:func:`metricopt.rounding.cluster_deletion_pivot`).
     seconds : float
     """
 
@@ -307,7 +307,7 @@ def cluster_deletion_bound(n, edges, *, cuts=True, max_rounds=MAX_ROUNDS,
     in_model = {"t": np.zeros(3 * tri.shape[0], dtype=bool), "w": np.zeros(wed.shape[0], dtype=bool)}
     seen = set()
     best, weight, stall, stopped, rounds = -np.inf, 0.0, 0, "rounds", 0
-    x = np.zeros(e.shape[0])
+    x = best_x = np.zeros(e.shape[0])
     # with the set rows, the triangle rows wait until no set row is violated: they move
     # the bound little (jazz: 1715.09 without them, 1715.57 with) and slow each re-solve
     triangles = not cuts
@@ -340,7 +340,7 @@ def cluster_deletion_bound(n, edges, *, cuts=True, max_rounds=MAX_ROUNDS,
         gained = best == -np.inf or value > best + STALL_TOL * (1.0 + abs(best))
         stall = 0 if gained else stall + 1
         if value > best:
-            best, weight = value, big
+            best, weight, best_x = value, big, x
         if progress is not None:
             progress(dict(round=rounds, objective=float(model.h.getInfo().objective_function_value),
                           bound=value, rows=model.n_rows, seconds=time.perf_counter() - t0))
@@ -364,7 +364,7 @@ def cluster_deletion_bound(n, edges, *, cuts=True, max_rounds=MAX_ROUNDS,
                          relaxation="independent-set-lp" if weight > 0 else "triangle-lp",
                          rounds=int(rounds), rows=int(model.n_rows), set_rows=int(is_set.sum()),
                          triangle_rows=int((~is_set).sum()), stopped=stopped,
-                         x=np.clip(x, 0.0, 1.0), seconds=time.perf_counter() - t0)
+                         x=np.clip(best_x, 0.0, 1.0), seconds=time.perf_counter() - t0)
 
 
 def _structure(n, e):
