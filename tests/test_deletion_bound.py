@@ -209,3 +209,18 @@ def test_a_ctrl_c_stops_the_bound_inside_highs(kind, sigint_from_highs, sigint_r
         else:
             editing_lp_bound(g.n, np.ones(g.n), g.edges)
     assert sent.get("sent") and time.perf_counter() - t0 < 5
+
+
+def test_cd_has_the_full_and_editing_relaxations_only():
+    from click.testing import CliRunner
+
+    from metricopt import pipeline
+    from metricopt.cli import cli
+    from metricopt.exceptions import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match="is cc's"):
+        pipeline.run("karate", "cd", problem_params={"relaxation": "wedges"})
+    with pytest.raises(InvalidParameterError, match="added by a run|given to metricopt.run"):
+        metricopt.build_problem("cd", metricopt.read_graph("karate"), relaxation="editing")
+    res = CliRunner().invoke(cli, ["solve", "cd", "karate", "--relaxation", "wedges"])
+    assert res.exit_code == 2 and "is cc's" in res.output

@@ -477,6 +477,9 @@ def _check_relaxation(ctx, kind, method, opts):
         what = f"problem {kind}" if kind != "cc" else f"--weights {opts.get('weights') or 'auto'}"
         raise click.BadParameter(f"editing (cluster editing or deletion) needs cc --weights unit "
                                  f"or cd, not {what}", ctx, param_hint="'--relaxation'")
+    if kind == "cd" and opts.get("relaxation") == "wedges":
+        raise click.BadParameter("wedges (the open-wedge LP) is cc's; cd has full and editing",
+                                 ctx, param_hint="'--relaxation'")
     if kind != "cc" or opts.get("relaxation") != "wedges":
         return
     weights = opts.get("weights") or "auto"

@@ -337,7 +337,7 @@ def check_run_arguments(kind, method, solver_options, round_method=None, *,
                                     f"{', '.join(BUILDERS)}")
     check_solver_options(method, solver_options)
     check_editing(kind, problem_params or {})
-    _check_relaxation(method, problem_params or {})
+    _check_relaxation(kind, method, problem_params or {})
     if round_method is not None and kind != "mn":
         valid = ("auto", *ROUNDING_METHODS[kind])
         if str(round_method).lower() not in valid:
@@ -349,13 +349,19 @@ def check_run_arguments(kind, method, solver_options, round_method=None, *,
             require_leiden()
 
 
-def _check_relaxation(method, params):
-    """The open-wedge relaxation needs 0/1 targets and a backend that takes its rows."""
+def _check_relaxation(kind, method, params):
+    """The open-wedge relaxation is cc's, and needs 0/1 targets and a backend that takes
+    its rows."""
     from .._choices import WEDGE_WEIGHTS
     from ..solvers import get_solver, registered_solvers
 
     if params.get("relaxation") != "wedges":
         return
+    if kind != "cc":
+        raise InvalidParameterError(
+            f"relaxation='wedges' (the open-wedge LP) is cc's; {kind} has the relaxations "
+            f"'full' and 'editing'", parameter="relaxation", value="wedges",
+            requirement="used with cc")
     weights = params.get("weights", "auto")
     if weights not in WEDGE_WEIGHTS:
         raise InvalidParameterError(
