@@ -11,6 +11,7 @@ import pytest
 import metricopt
 from metricopt.solvers import _deletion_kernels as K
 from metricopt.solvers.deletion_lp import cluster_deletion_bound
+from test_editing import _partitions  # every set partition of a list
 
 
 def _graph(n, p, seed):
@@ -22,17 +23,6 @@ def _csr(n, edges):
     from metricopt.problems._cycles import edge_csr
 
     return edge_csr(n, edges)
-
-
-def _partitions(items):
-    if not items:
-        yield []
-        return
-    first, rest = items[0], items[1:]
-    for part in _partitions(rest):
-        for i in range(len(part)):
-            yield part[:i] + [[first] + part[i]] + part[i + 1:]
-        yield [[first]] + part
 
 
 def brute_force_deletion(n, edges):
