@@ -25,11 +25,12 @@ from pathlib import Path
 import numpy as np
 
 import metricopt
+from _data import data_dir
 from metricopt.solvers._checkpoint import problem_digest, read_checkpoint, write_checkpoint
 from metricopt.solvers.dykstra import solve_dykstra
 from metricopt.solvers.project_forget import solve_project_forget
 
-DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DEFAULT_DATA = data_dir()
 CADENCE = 60.0
 
 CASES = [

@@ -33,9 +33,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from _data import data_dir  # noqa: E402
 from compare_revisions import ROOT, revision_trees  # noqa: E402
 
-DATA = os.environ.get("METRICOPT_DATA", os.path.join(ROOT, "..", "shared", "data"))
+DATA = str(data_dir())
 #: The bundled graphs of at most 500 nodes (largest component), smallest first.
 GRAPHS = ("karate", "dolphins", "lesmis", "polbooks", "adjnoun", "football", "jazz",
           "celegansneural", "USAir97", "netscience", "celegans_metabolic", "Harvard500")

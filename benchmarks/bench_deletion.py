@@ -25,25 +25,18 @@ Timings on a shared machine are indicative only.
 
 import argparse
 import json
-import os
 import platform
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from _data import data_dir
+
 GRAPHS = "karate,dolphins,lesmis,football,jazz,netscience,USAir97,email,polblogs,Vassar85"
 HEADER = ("| graph | n | m | LP = LB | clustering before | ratio before | deletion bound | "
           "LP stopped (rounds, rows) | clustering after | ratio after | before s | after s | "
           "bound s |")
-
-
-def _data_dir(arg):
-    if arg:
-        return Path(arg)
-    if os.environ.get("METRICOPT_DATA"):
-        return Path(os.environ["METRICOPT_DATA"])
-    return Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 def _child(source, editing, seed, time_limit, threads):
@@ -92,7 +85,7 @@ def _run(source, editing, args):
 
 
 def row(graph, args):
-    path = _data_dir(args.data_dir) / f"{graph}.txt"
+    path = data_dir(args.data_dir) / f"{graph}.txt"
     source = str(path) if path.exists() else graph
     before = _run(source, False, args)
     after = _run(source, True, args)

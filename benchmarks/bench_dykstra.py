@@ -43,10 +43,12 @@ import warnings
 
 import numpy as np
 
+from _data import data_dir
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 #: largest dense dual array the kernel table allocates (the C reference allocates its own)
 DENSE_KERNEL_BYTES = 8 * 2**30
-DATA = os.environ.get("METRICOPT_DATA", "/work/shared/data")
+DATA = str(data_dir())
 
 
 def graph(name):

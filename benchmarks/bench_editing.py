@@ -34,17 +34,11 @@ from pathlib import Path
 
 import numpy as np
 
+from _data import data_dir
+
 GRAPHS = "jazz,netscience,USAir97,ca-GrQc"
 HEADER = ("| graph | n | m | components | LP | LB before | clustering before | ratio before | "
           "editing bound (relaxations) | clustering after | ratio after | run s | bound s | search s |")
-
-
-def _data_dir(arg):
-    if arg:
-        return Path(arg)
-    if os.environ.get("METRICOPT_DATA"):
-        return Path(os.environ["METRICOPT_DATA"])
-    return Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 def run_graph(graph, args):
@@ -53,7 +47,7 @@ def run_graph(graph, args):
     from metricopt.rounding.editing_search import search_cluster_editing
     from metricopt.solvers.editing_lp import cluster_editing_bound
 
-    path = _data_dir(args.data_dir) / f"{graph}.txt"
+    path = data_dir(args.data_dir) / f"{graph}.txt"
     source = str(path) if path.exists() else graph
     t0 = time.perf_counter()
     outcome = pipeline.run(source, "cc", method="highs-lazy", problem_params={"weights": "unit"},

@@ -41,9 +41,10 @@ import warnings
 import numpy as np
 
 import metricopt
+from _data import data_dir
 from metricopt.graph import Dissimilarity
 
-DATA = os.environ.get("METRICOPT_DATA", "/work/shared/data")
+DATA = str(data_dir())
 
 
 def _graph_case(name):

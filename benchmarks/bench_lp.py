@@ -82,9 +82,11 @@ import sys
 import tempfile
 import time
 
+from _data import data_dir
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-DATA = os.environ.get("METRICOPT_DATA", os.path.normpath(os.path.join(ROOT, "..", "shared", "data")))
+DATA = str(data_dir())
 
 DEFAULT_CASES = ("cc:lesmis,cc:polbooks,cc:football,cc:jazz,cc:USAir97,cc:netscience,"
                  "cc-unit:jazz,cc-unit:polblogs,sc:jazz,sc:USAir97,cd:jazz,cd:Vassar85")

@@ -36,6 +36,8 @@ from pathlib import Path
 
 import numpy as np
 
+from _data import data_dir
+
 GRAPHS = "ca-GrQc,power,celegansneural,USAir97"
 HEADER = ("| graph | layout | n | gamma | active rows | rows per column | dense simplex cap | "
           "start rows | rounds | round 1 s | polish s | status | certified gap |")
@@ -49,21 +51,13 @@ class _Captured(BaseException):
         self.problem, self.rows, self.gamma = problem, rows, gamma
 
 
-def _data_dir(arg):
-    if arg:
-        return Path(arg)
-    if os.environ.get("METRICOPT_DATA"):
-        return Path(os.environ["METRICOPT_DATA"])
-    return Path(__file__).resolve().parents[2] / "shared" / "data"
-
-
 def first_polish_rows(graph, args):
     """``(problem, active rows, gamma)`` of the first polish of the run, or None."""
     from metricopt import build_problem, read_graph, solve
     from metricopt.solvers.core import polish as P
     from metricopt.solvers.core import stage
 
-    path = _data_dir(args.data_dir) / f"{graph}.txt"
+    path = data_dir(args.data_dir) / f"{graph}.txt"
     problem = build_problem("cc", read_graph(str(path) if path.exists() else graph),
                             weights="jaccard")
 

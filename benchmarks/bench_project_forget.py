@@ -46,7 +46,6 @@ Run: ``python benchmarks/bench_project_forget.py [--quick] [--cases grqc-cc,hept
 
 import argparse
 import dataclasses
-import os
 import resource
 import sys
 import time
@@ -57,9 +56,10 @@ import scipy.sparse as sp
 
 import metricopt
 import metricopt.solvers
+from _data import data_dir
 from metricopt.problems._base import MetricProblem
 
-DATA = os.environ.get("METRICOPT_DATA", "/work/shared/data")
+DATA = str(data_dir())
 
 
 def edge_jaccard_signed(graph, delta=0.05, eps=0.01):

@@ -34,7 +34,9 @@ import warnings
 
 import numpy as np
 
-DATA = "/work/shared/data"
+from _data import data_dir
+
+DATA = str(data_dir())
 
 
 def _scan(x, n, add_tol, threads, chunk, block=16):

@@ -51,6 +51,8 @@ from pathlib import Path
 
 import numpy as np
 
+from _data import data_dir
+
 DEFAULT_CASES = (
     "cc:jazz,cc:netscience,cc:USAir97,cc:polblogs::1e-2:2e-2,"
     "cc-unit:jazz,cc-unit:netscience,cc-unit:USAir97,cc-unit:polblogs,cc-unit:ca-GrQc:highs-lazy,"
@@ -63,16 +65,8 @@ HEADER = ("| case | n | method | solve s | LP value | LB | LP/LB | rounded/LB | 
           "refined/LP | Leiden/LB | refine s | refine / solve | moves, merges |")
 
 
-def _data_dir(arg):
-    if arg:
-        return Path(arg)
-    if os.environ.get("METRICOPT_DATA"):
-        return Path(os.environ["METRICOPT_DATA"])
-    return Path(__file__).resolve().parents[2] / "shared" / "data"
-
-
-def _source(graph, data_dir):
-    path = data_dir / f"{graph}.txt"
+def _source(graph, folder):
+    path = folder / f"{graph}.txt"
     return str(path) if path.exists() else graph
 
 
@@ -91,7 +85,7 @@ def _leiden_ratio(problem, lower_bound, seed):
     return res.objective / lower_bound
 
 
-def run_case(spec, data_dir, seed, leiden):
+def run_case(spec, folder, seed, leiden):
     from metricopt import pipeline
 
     parts = spec.split(":")
@@ -105,7 +99,7 @@ def run_case(spec, data_dir, seed, leiden):
     if kind.startswith("cc"):
         params["weights"] = "unit" if kind == "cc-unit" else "jaccard"
         kind = "cc"
-    outcome = pipeline.run(_source(graph, data_dir), kind, method=method, problem_params=params,
+    outcome = pipeline.run(_source(graph, folder), kind, method=method, problem_params=params,
                            solver_options=options, rounding={"seed": seed})
     rep = outcome.report
     rnd = rep["rounding"]
@@ -135,7 +129,7 @@ def main(argv=None):
     cases = (args.cases or DEFAULT_CASES).split(",")
     if args.large:
         cases += LARGE_CASES.split(",")
-    data_dir = _data_dir(args.data_dir)
+    folder = data_dir(args.data_dir)
     import metricopt
 
     lines = [f"metricopt {metricopt.__version__}, python {platform.python_version()}, "
@@ -144,7 +138,7 @@ def main(argv=None):
     for spec in cases:
         start = time.perf_counter()
         try:
-            row = run_case(spec, data_dir, args.seed, not args.no_leiden)
+            row = run_case(spec, folder, args.seed, not args.no_leiden)
         except Exception:
             traceback.print_exc()
             row = f"| {spec} | failed |" + " |" * (HEADER.count("|") - 3)

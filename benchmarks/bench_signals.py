@@ -31,11 +31,11 @@ import sys
 import tempfile
 import time
 
+from _data import data_dir
 from compare_revisions import revision_trees
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = os.environ.get("METRICOPT_DATA",
-                      os.path.join(HERE, os.pardir, os.pardir, "shared", "data"))
+DATA = str(data_dir())
 LOCK = ".metricopt-run.lock"
 
 SCENARIOS = {

@@ -40,6 +40,8 @@ import sys
 import time
 from pathlib import Path
 
+from _data import data_dir
+
 EQUALITY = "karate,dolphins,lesmis,football,polbooks,adjnoun,jazz,netscience,USAir97"
 LARGE = "ca-GrQc,power,ca-HepTh,ca-HepPh,ca-AstroPh,ca-CondMat"
 EQ_HEADER = ("| graph | weights | n | dense LP | rel. diff LP | rel. diff bound | status dense / "
@@ -47,14 +49,6 @@ EQ_HEADER = ("| graph | weights | n | dense LP | rel. diff LP | rel. diff bound 
 LARGE_HEADER = ("| graph | weights | layout | n | m | status | LP value | bound | gap | violation | "
                 "oracle calls | run pairs | peak RSS | bytes / run pair | build s | solve s | "
                 "certificate s | polish s |")
-
-
-def _data_dir(arg):
-    if arg:
-        return Path(arg)
-    if os.environ.get("METRICOPT_DATA"):
-        return Path(os.environ["METRICOPT_DATA"])
-    return Path(__file__).resolve().parents[2] / "shared" / "data"
 
 
 def _source(name, data_dir):
@@ -78,7 +72,7 @@ def equality_row(name, weights, args):
     from metricopt import solve
     from metricopt.problems import build_problem
 
-    g = _read(name, _data_dir(args.data_dir))
+    g = _read(name, data_dir(args.data_dir))
     opts = dict(method="project-forget", tol=1e-8, gap_tol=1e-9, threads=args.threads,
                 time_limit=args.time_limit)
     out = {}
@@ -110,7 +104,7 @@ def large_child(name, weights, args):
 
     scale = 1 if sys.platform == "darwin" else 1024
     t0 = time.perf_counter()
-    g = _read(name, _data_dir(args.data_dir))
+    g = _read(name, data_dir(args.data_dir))
     base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale  # before the problem
     p = build_problem("cc", g, weights=weights, layout=args.layout)
     t_build = time.perf_counter() - t0

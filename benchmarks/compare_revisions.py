@@ -28,9 +28,11 @@ import subprocess
 import sys
 import tempfile
 
+from _data import data_dir
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-DATA = os.environ.get("METRICOPT_DATA", "/work/shared/data")
+DATA = str(data_dir())
 
 _CHILD = r"""
 import json, math, os, sys, time, warnings

@@ -22,9 +22,11 @@ import sys
 import time
 import warnings
 
+from _data import data_dir
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-DATA = os.environ.get("METRICOPT_DATA", os.path.join(os.path.dirname(ROOT), "shared", "data"))
+DATA = str(data_dir())
 sys.path.insert(0, os.path.join(ROOT, "src"))
 
 

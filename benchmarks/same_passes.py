@@ -20,9 +20,11 @@ import os
 import subprocess
 import sys
 
+from _data import data_dir
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-DATA = os.environ.get("METRICOPT_DATA", os.path.join(os.path.dirname(ROOT), "shared", "data"))
+DATA = str(data_dir())
 
 _CHILD = r"""
 import hashlib, json, os, sys, time, warnings

@@ -20,7 +20,7 @@ where every clustering deletes all but one.
 
 The rows are separated greedily (:func:`._deletion_kernels.violated_independent_sets`)
 together with the violated triangle rows, and added lazily to a HiGHS model whose
-columns are the edges (dual simplex method, warm-started between rounds). The bound of
+columns are the edges (the interior-point method, rows without weight deleted). The bound of
 each round is weak duality with HiGHS's row multipliers
 (:func:`~metricopt.bounds.lp_dual_bound`) over the box ``[0, 1]``, which holds every
 clustering: a lower bound on the optimum whatever the rows, multipliers or stopping
@@ -41,13 +41,11 @@ import time
 
 import numpy as np
 
-from .._stdout import native_stdout_to_stderr
 from ..bounds.editing_exact import check_edges
 from ..exceptions import InvalidParameterError
 from ..result import RichResult
 from . import _deletion_kernels as _dk
-from .core.exact_lp import ExactModel
-from .core.loop import interrupt_deferred, signals_held_here
+from ._highs_rows import LazyRowModel
 
 __all__ = ["DeletionBound", "cluster_deletion_bound"]
 
@@ -97,7 +95,7 @@ class DeletionBound(RichResult):
     """
 
 
-class _EdgeModel:
+class _EdgeModel(LazyRowModel):
     """HiGHS LP over the edges, with its rows (all ``<=``) kept for the certificate.
 
     Solved by HiGHS's interior-point method without crossover: on Vassar85 (119,161
@@ -108,48 +106,18 @@ class _EdgeModel:
     """
 
     def __init__(self, m, threads):
-        import highspy
-
-        with native_stdout_to_stderr(discard=True):
-            self.h = h = highspy.Highs()
-            h.setOptionValue("output_flag", False)
-        h.setOptionValue("solver", "ipm")
-        h.setOptionValue("run_crossover", "off")
-        h.setOptionValue("random_seed", 0)
-        if threads is not None:
-            h.setOptionValue("threads", int(threads))
-            h.resetGlobalScheduler(True)  # HiGHS sizes one process-wide pool at its first solve
+        super().__init__(threads)
         self.m = m
-        self.cost = np.ones(m)
-        empty_i = np.empty(0, dtype=np.int32)
-        h.addCols(m, self.cost, np.zeros(m), np.ones(m), 0, empty_i, empty_i, np.empty(0))
-        self.indptr = np.zeros(1, dtype=np.int64)
-        self.index = np.empty(0, dtype=np.int64)
-        self.value = np.empty(0)
-        self.upper = np.empty(0)
+        self.add_columns(np.ones(m))
         self.is_set = np.empty(0, dtype=bool)
         self.idle = np.empty(0, dtype=np.int64)  # solves in a row without weight
         self.keys = []
-        self._csr = None
-
-    @property
-    def n_rows(self):
-        return self.upper.size
 
     def add_rows(self, offsets, index, value, upper, is_set, keys):
-        n_new = offsets.size - 1
-        if n_new == 0:
-            return
-        self.h.addRows(n_new, np.full(n_new, -np.inf), upper, index.size,
-                       offsets[:-1].astype(np.int32), index.astype(np.int32), value)
-        self.indptr = np.concatenate([self.indptr, self.indptr[-1] + offsets[1:]])
-        self.index = np.concatenate([self.index, index])
-        self.value = np.concatenate([self.value, value])
-        self.upper = np.concatenate([self.upper, upper])
+        n_new = super().add_rows(offsets, index, value, upper)
         self.is_set = np.concatenate([self.is_set, np.full(n_new, is_set)])
         self.idle = np.concatenate([self.idle, np.zeros(n_new, dtype=np.int64)])
         self.keys.extend(keys)
-        self._csr = None
 
     def drop_idle(self, x, y, slack):
         """Delete the rows whose multiplier was below :data:`DROP_MULTIPLIER` and whose
@@ -157,62 +125,23 @@ class _EdgeModel:
         last one's); returns their keys."""
         if self.n_rows == 0 or y is None:
             return []
-        idle = (np.abs(y) < DROP_MULTIPLIER) & (self.matrix() @ x < self.upper - slack)
+        idle = (np.abs(y) < DROP_MULTIPLIER) & (self.matrix() @ x < self.r_upper - slack)
         self.idle = np.where(idle, self.idle + 1, 0)
         drop = self.idle >= DROP_AFTER
         if not drop.any():
             return []
-        gone = np.flatnonzero(drop)
-        self.h.deleteRows(gone.size, gone.astype(np.int32))
-        keep = ~drop
-        lengths = np.diff(self.indptr)
-        entries = np.repeat(keep, lengths)
-        self.index, self.value = self.index[entries], self.value[entries]
-        self.indptr = np.concatenate([[0], np.cumsum(lengths[keep])]).astype(np.int64)
-        self.upper, self.is_set, self.idle = self.upper[keep], self.is_set[keep], self.idle[keep]
-        dropped = [self.keys[i] for i in gone]
+        dropped = [self.keys[i] for i in np.flatnonzero(drop)]
+        keep = self.delete_rows(drop)
+        self.is_set, self.idle = self.is_set[keep], self.idle[keep]
         self.keys = [k for k, kept in zip(self.keys, keep) if kept]
-        self._csr = None
         return dropped
-
-    def matrix(self):
-        import scipy.sparse as sp
-
-        if self._csr is None:
-            # copies: scipy may sort a matrix's entries in place
-            self._csr = sp.csr_matrix((self.value.copy(), self.index.copy(), self.indptr.copy()),
-                                      shape=(self.n_rows, self.m))
-        return self._csr
-
-    def solve(self, deadline):
-        h = self.h
-        if deadline is not None:
-            h.setOptionValue("time_limit", h.getRunTime() + max(deadline - time.perf_counter(), 0.0))
-        # a Ctrl-C (SIGTERM, SIGHUP) is held while HiGHS runs, which stops at its next
-        # iteration (the callbacks of ExactModel); the held signal then takes its course
-        with interrupt_deferred() as held, native_stdout_to_stderr():
-            self._held = held
-            if signals_held_here():
-                ExactModel._watch_interrupts(self)
-            h.run()
-        return np.array(h.getSolution().col_value, dtype=np.float64)
-
-    def duals(self):
-        """The last solve's row multipliers (None when HiGHS has none)."""
-        sol = self.h.getSolution()
-        if not (self.n_rows and sol.dual_valid):
-            return None
-        dual = np.array(sol.row_dual, dtype=np.float64)
-        return dual if dual.shape == (self.n_rows,) else None
 
     def certificate(self, y):
         """``(certified value, weight of the multipliers y on sets of 3 or more edges)``."""
-        from ..bounds import lp_dual_bound
-
-        y = np.zeros(self.n_rows) if y is None else y
-        res = lp_dual_bound(self.cost, self.matrix(), np.full(self.n_rows, -np.inf), self.upper,
-                            y, 0.0, 1.0)
-        big = self.is_set & (self.upper < -1.5)
+        res = self.certified(y)
+        if y is None:
+            return float(res.value), 0.0
+        big = self.is_set & (self.r_upper < -1.5)
         return float(res.value), float(np.abs(y[big]).sum())
 
 

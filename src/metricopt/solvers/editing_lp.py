@@ -38,7 +38,6 @@ import time
 
 import numpy as np
 
-from .._stdout import native_stdout_to_stderr
 from ..bounds.editing_exact import (
     MAX_EXACT_NODES,
     check_edges,
@@ -49,8 +48,7 @@ from ..bounds.editing_exact import (
 from ..exceptions import InvalidParameterError
 from ..result import RichResult
 from . import _editing_kernels as _ek
-from .core.exact_lp import ExactModel
-from .core.loop import interrupt_deferred, signals_held_here
+from ._highs_rows import LazyRowModel
 
 __all__ = ["EditingBound", "cluster_editing_bound", "editing_lp_bound"]
 
@@ -103,39 +101,24 @@ def _keys(a, b, k):
     return lo.astype(np.int64) * k + hi
 
 
-class _PairModel:
-    """HiGHS LP over the pairs its rows touch, with its rows kept for the certificate."""
+class _PairModel(LazyRowModel):
+    """HiGHS LP over the pairs its rows touch, with its rows kept for the certificate.
 
-    def __init__(self, k, size, adj_u, adj_v, threads, time_limit):
-        import highspy
+    The interior-point method without crossover: at 150 s its rounds reached 1559 on jazz
+    and 1330 on USAir97 where the dual simplex method, warm-started, reached 1509 and
+    1270 (its multipliers are never exactly 0, so the triangle rows stay).
+    """
 
-        with native_stdout_to_stderr(discard=True):
-            self.h = h = highspy.Highs()
-            h.setOptionValue("output_flag", False)
-        # the interior-point method without crossover: at 150 s its rounds reached 1559 on
-        # jazz and 1330 on USAir97 where the dual simplex method, warm-started, reached
-        # 1509 and 1270 (its multipliers are never exactly 0, so the triangle rows stay)
-        h.setOptionValue("solver", "ipm")
-        h.setOptionValue("run_crossover", "off")
-        h.setOptionValue("random_seed", 0)
-        if threads is not None:
-            h.setOptionValue("threads", int(threads))
-            h.resetGlobalScheduler(True)  # HiGHS sizes one process-wide pool at its first solve
-        self.time_limit = time_limit
+    def __init__(self, k, size, adj_u, adj_v, threads):
+        super().__init__(threads)
         self.k = k
         self.size = np.asarray(size, dtype=np.float64)
         self.keys = np.empty(0, dtype=np.int64)  # sorted pair keys of the columns
         self.cols = np.empty(0, dtype=np.int64)  # column of each sorted key
         self.col_u = np.empty(0, dtype=np.int64)
         self.col_v = np.empty(0, dtype=np.int64)
-        self.cost = np.empty(0)
-        self.offset = 0.0
         self.adj_keys = np.sort(_keys(adj_u, adj_v, k))
-        # the model's rows as CSR, with each row's upper side, kind and triangle key
-        self.r_indptr = np.zeros(1, dtype=np.int64)
-        self.r_index = np.empty(0, dtype=np.int64)
-        self.r_value = np.empty(0)
-        self.r_upper = np.empty(0)
+        # each row's kind and triangle key
         self.r_key = np.empty(0, dtype=np.int64)  # -1 on star rows
         self.star_rows = np.empty(0, dtype=bool)
         self.columns(adj_u, adj_v)
@@ -154,13 +137,8 @@ class _PairModel:
             pos_a = np.searchsorted(self.adj_keys, new)
             adj = pos_a < self.adj_keys.size
             adj[adj] = self.adj_keys[pos_a[adj]] == new[adj]
-            c = np.where(adj, w, -w)  # w x on adjacent pairs, w (1 - x) on the others
-            self.offset += float(w[~adj].sum())
-            empty_i = np.empty(0, dtype=np.int32)
-            self.h.addCols(new.size, c, np.zeros(new.size), np.ones(new.size), 0, empty_i, empty_i,
-                           np.empty(0))
-            self.h.changeObjectiveOffset(self.offset)
-            self.cost = np.concatenate([self.cost, c])
+            # w x on adjacent pairs, w (1 - x) on the others
+            self.add_columns(np.where(adj, w, -w), offset=float(w[~adj].sum()))
             self.col_u = np.concatenate([self.col_u, nu])
             self.col_v = np.concatenate([self.col_v, nv])
             keys = np.concatenate([self.keys, new])
@@ -170,21 +148,8 @@ class _PairModel:
             pos = np.searchsorted(self.keys, key)
         return self.cols[pos]
 
-    @property
-    def n_rows(self):
-        return self.r_upper.size
-
     def add_rows(self, offsets, index, value, upper, star, keys=None):
-        starts = offsets[:-1].astype(np.int32)
-        n_new = starts.size
-        if n_new == 0:
-            return
-        lower = np.full(n_new, -np.inf)
-        self.h.addRows(n_new, lower, upper, index.size, starts, index.astype(np.int32), value)
-        self.r_indptr = np.concatenate([self.r_indptr, self.r_indptr[-1] + offsets[1:]])
-        self.r_index = np.concatenate([self.r_index, index])
-        self.r_value = np.concatenate([self.r_value, value])
-        self.r_upper = np.concatenate([self.r_upper, upper])
+        n_new = super().add_rows(offsets, index, value, upper)
         fresh = np.full(n_new, -1, dtype=np.int64) if keys is None else keys
         self.r_key = np.concatenate([self.r_key, fresh])
         self.star_rows = np.concatenate([self.star_rows, np.full(n_new, star)])
@@ -194,62 +159,23 @@ class _PairModel:
 
         Returns the keys of the deleted rows (they may be separated again).
         """
-        sol = self.h.getSolution()
-        if self.n_rows == 0 or not sol.dual_valid:
+        y = self.duals()
+        if y is None:
             return np.empty(0, dtype=np.int64)
-        y = np.asarray(sol.row_dual, dtype=np.float64)
-        a = self._matrix()
-        activity = a @ x
+        activity = self.matrix() @ x
         drop = (~self.star_rows) & (y == 0.0) & (activity < self.r_upper - slack)
         if not drop.any():
             return np.empty(0, dtype=np.int64)
-        gone = np.flatnonzero(drop).astype(np.int32)
-        self.h.deleteRows(gone.size, gone)
-        keep = ~drop
-        lengths = np.diff(self.r_indptr)
-        entry_keep = np.repeat(keep, lengths)
-        self.r_index, self.r_value = self.r_index[entry_keep], self.r_value[entry_keep]
-        self.r_indptr = np.concatenate([[0], np.cumsum(lengths[keep])]).astype(np.int64)
         keys = self.r_key[drop]
-        self.r_upper, self.r_key, self.star_rows = self.r_upper[keep], self.r_key[keep], self.star_rows[keep]
+        keep = self.delete_rows(drop)
+        self.r_key, self.star_rows = self.r_key[keep], self.star_rows[keep]
         return keys
-
-    def _matrix(self):
-        import scipy.sparse as sp
-
-        # copies: scipy may sort a matrix's entries in place, and the model's rows must stay
-        return sp.csr_matrix((self.r_value.copy(), self.r_index.copy(), self.r_indptr.copy()),
-                             shape=(self.n_rows, self.cost.size))
-
-    def solve(self, deadline):
-        h = self.h
-        if deadline is not None:
-            h.setOptionValue("time_limit", h.getRunTime() + max(deadline - time.perf_counter(), 0.0))
-        # a Ctrl-C (SIGTERM, SIGHUP) is held while HiGHS runs, which stops at its next
-        # iteration (the callbacks of ExactModel); the held signal then takes its course
-        with interrupt_deferred() as held, native_stdout_to_stderr():
-            self._held = held
-            if signals_held_here():
-                ExactModel._watch_interrupts(self)
-            h.run()
-        sol = h.getSolution()
-        return np.array(sol.col_value, dtype=np.float64)
 
     def certificate(self):
         """``(BoundResult, weight on star rows)`` from the last solve's row duals."""
-        from ..bounds import lp_dual_bound
-
-        sol = self.h.getSolution()
-        a = self._matrix()
-        upper = self.r_upper
-        y = np.zeros(self.n_rows)
-        if self.n_rows and sol.dual_valid:
-            y = np.array(sol.row_dual, dtype=np.float64)
-            if y.shape != (self.n_rows,):
-                y = np.zeros(self.n_rows)
-        res = lp_dual_bound(self.cost, a, np.full(self.n_rows, -np.inf), upper, y, 0.0, 1.0,
-                            offset=self.offset)
-        star_weight = float(np.abs(y[self.star_rows]).sum()) if y.size else 0.0
+        y = self.duals()
+        res = self.certified(y)
+        star_weight = float(np.abs(y[self.star_rows]).sum()) if y is not None else 0.0
         return res, star_weight
 
     def x_csr(self, x):
@@ -338,7 +264,7 @@ def editing_lp_bound(k, size, adj, *, cuts=True, max_rounds=MAX_ROUNDS,
     t0 = time.perf_counter()
     deadline = None if time_limit is None else t0 + float(time_limit)
     adj = np.asarray(adj, dtype=np.int64).reshape(-1, 2)
-    model = _PairModel(k, size, adj[:, 0], adj[:, 1], threads, time_limit)
+    model = _PairModel(k, size, adj[:, 0], adj[:, 1], threads)
     added = np.empty(0, dtype=np.int64)  # keys of the triangle rows in the model
     star_seen = set()
     stopped = "rounds"
