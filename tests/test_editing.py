@@ -272,7 +272,8 @@ def test_evaluate_editing_bound_needs_unit_weights(runner, tmp_path):
 
 def test_lp_certificate_tracks_the_lp_value_over_many_blocks():
     """The certificate is rebuilt from the model's rows after many additions and
-    deletions of rows: at every round it equals HiGHS's objective up to round-off."""
+    deletions of rows: at every round it equals HiGHS's objective up to the tolerance of
+    its interior-point method (relative duality gap 1e-8, without crossover)."""
     from metricopt.solvers.editing_lp import editing_lp_bound
 
     n = 40
@@ -281,8 +282,8 @@ def test_lp_certificate_tracks_the_lp_value_over_many_blocks():
     r = editing_lp_bound(n, np.ones(n), edges, max_rows=30, progress=seen.append)
     assert len(seen) > 10
     for rec in seen:
-        assert rec["bound"] == pytest.approx(rec["objective"], abs=1e-6)
-    assert r["value"] == pytest.approx(max(rec["objective"] for rec in seen), abs=1e-6)
+        assert rec["bound"] == pytest.approx(rec["objective"], rel=1e-7, abs=1e-6)
+    assert r["value"] == pytest.approx(max(rec["objective"] for rec in seen), rel=1e-7, abs=1e-6)
     assert r["star_rows"] > 0
 
 
