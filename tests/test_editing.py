@@ -270,6 +270,55 @@ def test_evaluate_editing_bound_needs_unit_weights(runner, tmp_path):
         "(cluster deletion)")
 
 
+def _point_csr(k, density, seed):
+    """A random point on some pairs of ``k`` nodes (the others at 1), as the model's CSRs."""
+    from types import SimpleNamespace
+
+    from metricopt.solvers.editing_lp import _PairModel
+
+    rng = np.random.default_rng(seed)
+    iu, ju = np.triu_indices(k, 1)
+    keep = rng.random(iu.size) < density
+    u, v = iu[keep], ju[keep]
+    # vertex-like values (ties) and arbitrary ones
+    x = np.where(rng.random(u.size) < 0.5, rng.choice([0.0, 0.5, 1.0], u.size), rng.random(u.size))
+    return _PairModel.x_csr(SimpleNamespace(col_u=u, col_v=v, k=k), x)
+
+
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("n_tries", [1, 5, 40])
+def test_star_kernel_matches_its_reference_and_every_row_is_violated(seed, n_tries):
+    from metricopt.solvers import _editing_kernels as ek
+
+    k = 14 + 3 * seed
+    csr = _point_csr(k, 0.5, seed)
+    cap = 8 if seed % 2 else 64
+    cand = np.empty((k, min(cap, ek.MAX_STAR_CANDIDATES)), dtype=np.int64)
+    size = 2 * k * n_tries
+    centre, mask, viol = np.empty(size, np.int64), np.empty(size, np.uint64), np.empty(size)
+    count = ek.violated_stars(k, *csr, cap, n_tries, 1e-9, cand, centre, mask, viol)
+    ref_cand, ref_rows = ek.violated_stars_reference(k, *csr, cap, n_tries, 1e-9)
+    np.testing.assert_array_equal(cand, ref_cand)
+    indptr, indices, xval = csr[:3]
+    x = np.ones((k, k))
+    for a in range(k):
+        x[a, indices[indptr[a]:indptr[a + 1]]] = xval[indptr[a]:indptr[a + 1]]
+    rows = []
+    for r in range(count):
+        s = int(centre[r])
+        members = [int(cand[s, i]) for i in range(cand.shape[1]) if int(mask[r]) >> i & 1]
+        # the star row in x: sum_{t<t'} x_tt' - sum_t x_st <= (|T| - 1)(|T| - 2) / 2
+        lhs = sum(x[a, b] for a, b in itertools.combinations(members, 2)) - x[s, members].sum()
+        excess = lhs - (len(members) - 1) * (len(members) - 2) / 2
+        assert len(members) >= 3 and excess == pytest.approx(viol[r], abs=1e-9) and excess > 0
+        rows.append((s, frozenset(members)))
+    assert len(set(rows)) == count
+    assert rows == [(s, members) for s, members, _ in ref_rows]
+    assert viol[:count] == pytest.approx([v for *_, v in ref_rows], abs=1e-9)
+    if n_tries == 40 and seed < 2:
+        assert count > 0
+
+
 def test_lp_certificate_tracks_the_lp_value_over_many_blocks():
     """The certificate is rebuilt from the model's rows after many additions and
     deletions of rows: at every round it equals HiGHS's objective up to the tolerance of

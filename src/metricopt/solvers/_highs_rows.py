@@ -38,6 +38,7 @@ class LazyRowModel:
         if threads is not None:
             h.setOptionValue("threads", int(threads))
             h.resetGlobalScheduler(True)  # HiGHS sizes one process-wide pool at its first solve
+        self.at_vertex = False  # True once solved by the simplex method
         self.cost = np.empty(0)
         self.offset = 0.0
         self.r_indptr = np.zeros(1, dtype=np.int64)
@@ -45,6 +46,16 @@ class LazyRowModel:
         self.r_value = np.empty(0)
         self.r_upper = np.empty(0)
         self._csr = None
+
+    def use_simplex(self):
+        """Solve by the dual simplex method from now on: vertices, not interior points.
+
+        An interior-point optimum lies inside the optimal face, where a greedy separation
+        finds fewer violated rows than at a vertex of it (karate's editing LP: 47.58 where
+        the vertices go on to 50); the cutting-plane loops end there.
+        """
+        self.h.setOptionValue("solver", "simplex")
+        self.at_vertex = True
 
     @property
     def n_rows(self):

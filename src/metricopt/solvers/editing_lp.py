@@ -58,11 +58,12 @@ MAX_ROWS_PER_ROUND = 20000
 MAX_ROUNDS = 200
 #: Candidates per centre in the star separation.
 STAR_CANDIDATES = 64
-#: Greedy star sets tried per centre (each starts from a different close node): every
-#: candidate once. One thread, 240 s: the LP of jazz reached 1583.8 with 10 tries a centre,
-#: 1596.8 with 30 and 1601.5 with 64 (3 tries: 1581.0 in 540 s); USAir97 1369.5, 1373.8
-#: and 1372.3. More distinct stars a round, fewer (slower) rounds.
-STAR_TRIES = STAR_CANDIDATES
+#: Star sets tried per centre (:func:`._editing_kernels.star_order`: each candidate first
+#: once, then orders drawn from a hash; a greedy and a local search each). One thread,
+#: 240 s, with greedy tries from each candidate only: the LP of jazz reached 1583.8 with
+#: 10 tries a centre, 1596.8 with 30, 1601.5 with 64 (3 tries: 1581.0 in 540 s);
+#: USAir97 1369.5, 1373.8, 1372.3. More distinct stars a round, fewer rounds.
+STAR_TRIES = 64
 #: Triangle rows with zero multiplier and more slack than this are deleted from the model
 #: once the triangle LP is solved (-inf: every one with zero multiplier; measured on jazz,
 #: 240 s on a loaded machine: 1514 with 1e-3, 1536 with -inf).
@@ -198,24 +199,28 @@ class _PairModel(LazyRowModel):
 
 
 def _add_stars(model, k, csr, max_rows, seen):
-    """Separate star 2-partition rows at the point ``csr`` and add the new ones."""
+    """Separate star 2-partition rows at the point ``csr`` and add the new ones, the most
+    violated first (at most ``max_rows``)."""
     cap = max(max_rows, 1)
-    found = {}  # key -> (violation, members), over every try
-    for shift in range(STAR_TRIES):
-        offsets = np.zeros(cap + 1, dtype=np.int64)
-        members = np.empty(cap * (STAR_CANDIDATES + 1), dtype=np.int64)
-        sviol = np.empty(cap)
-        n_star, _ = _ek.violated_stars(k, *csr, STAR_CANDIDATES, shift, SEPARATION_TOL, offsets,
-                                       members, sviol)
-        for i in range(n_star):
-            mem = members[offsets[i]:offsets[i + 1]]
-            key = (int(mem[0]), tuple(sorted(mem[1:].tolist())))
-            if key not in seen and key not in found:
-                found[key] = (float(sviol[i]), mem.copy())
-    # the most violated first, whichever try found them (ties: the order found)
-    chosen = sorted(found.items(), key=lambda item: -item[1][0])[:cap]
-    seen.update(key for key, _ in chosen)
-    rows = [mem for _, (_, mem) in chosen]
+    n_tries = STAR_TRIES
+    cand = np.empty((k, min(STAR_CANDIDATES, _ek.MAX_STAR_CANDIDATES)), dtype=np.int64)
+    centre = np.empty(2 * k * n_tries, dtype=np.int64)
+    mask = np.empty(2 * k * n_tries, dtype=np.uint64)
+    viol = np.empty(2 * k * n_tries)
+    count = _ek.violated_stars(k, *csr, STAR_CANDIDATES, n_tries, SEPARATION_TOL, cand, centre,
+                               mask, viol)
+    rows = []
+    bits = np.uint64(1) << np.arange(cand.shape[1], dtype=np.uint64)
+    for r in np.argsort(-viol[:count], kind="stable"):
+        s = int(centre[r])
+        members = cand[s][(mask[r] & bits) != 0]
+        key = (s, tuple(sorted(members.tolist())))
+        if key in seen:
+            continue
+        seen.add(key)
+        rows.append(np.concatenate([[s], members]))
+        if len(rows) == cap:
+            break
     if not rows:
         return 0
     offs, index, value, upper = [0], [], [], []
@@ -329,8 +334,10 @@ def editing_lp_bound(k, size, adj, *, cuts=True, max_rounds=MAX_ROUNDS,
         if star_phase:
             n_stars = _add_stars(model, k, (indptr, indices, xval, cptr, cidx, cx), max_rows, star_seen)
         if tri.shape[0] == 0 and n_stars == 0:
-            stopped = "converged"
-            break
+            if model.at_vertex or not cuts:
+                stopped = "converged"
+                break
+            model.use_simplex()  # nothing violated at the interior point: look at a vertex
     cert, star_weight = best
     relaxation = "2-partition-lp" if star_weight > 0 else "triangle-lp"
     return dict(value=float(cert.value), relaxation=relaxation, rounds=int(rounds),
