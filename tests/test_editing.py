@@ -166,6 +166,35 @@ def test_star_cuts_raise_the_triangle_lp():
     assert r.bound == 3 == exact_cluster_editing(5, edges).cost
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_lp_stops_once_its_bound_reaches_a_known_clustering(seed):
+    """Given a clustering, each component's LP stops when its bound reaches the
+    clustering's cost there; the bound stays certified and the per-component costs add
+    up to the clustering's."""
+    from metricopt.bounds.editing_exact import components
+    from metricopt.solvers.editing_lp import _component_cost, cluster_editing_bound
+
+    n = 12 + 2 * seed
+    # two planted components side by side
+    left = _planted_graph(n // 2, 2, 3, seed)
+    edges = np.vstack([left, _planted_graph(n - n // 2, 3, 4, seed + 10) + n // 2])
+    best = exact_cluster_editing(n, edges, max_nodes=20)
+    free = cluster_editing_bound(n, edges, exact_nodes=0)
+    given = cluster_editing_bound(n, edges, exact_nodes=0, clustering=best.labels)
+    assert given.bound <= best.cost and free.bound <= best.cost
+    assert all(c["stopped"] in ("reached", "converged", "stalled") for c in given.components)
+    assert sum(c["rounds"] for c in given.components) <= sum(c["rounds"] for c in free.components)
+    if free.bound == best.cost:
+        assert given.bound == best.cost
+        assert {c["stopped"] for c in given.components} == {"reached"}
+    comp = components(n, edges)
+    costs = [_component_cost(np.flatnonzero(comp == c), edges[comp[edges[:, 0]] == c], best.labels)
+             for c in range(comp.max() + 1)]
+    assert sum(costs) == editing_cost(n, edges, best.labels) == best.cost
+    with pytest.raises(InvalidParameterError, match="one label per node"):
+        cluster_editing_bound(n, edges, clustering=best.labels[:-1])
+
+
 def test_lp_bound_on_30_nodes_against_integer_program():
     from metricopt.solvers.editing_lp import cluster_editing_bound
 

@@ -56,8 +56,9 @@ def lp_params(params):
 
 
 def editing_step(data, problem, rounded, *, seed=0, time_limit=None, search=True):
-    """The editing bound and, given a rounding, the editing search; ``rounded`` takes
-    the searched clustering when it costs less.
+    """The editing search (given a rounding) and the editing bound; ``rounded`` takes
+    the searched clustering when it costs less, and the bound's LP of a component stops
+    once it reaches that clustering's cost there (the clustering is then optimal).
 
     Parameters
     ----------
@@ -89,22 +90,24 @@ def editing_step(data, problem, rounded, *, seed=0, time_limit=None, search=True
     from ..rounding.editing_search import search_cluster_editing
     from ..solvers.editing_lp import cluster_editing_bound
 
-    res = cluster_editing_bound(data.n, data.edges, time_limit=time_limit)
-    out = {"bound": int(res.bound), "lp_value": float(res.lp_value), "exact": bool(res.exact),
-           "relaxations": dict(res.relaxations), "seconds": float(res.seconds), "search": None}
-    if rounded is None or not search:
-        return out
-    found = search_cluster_editing(data.n, data.edges, rounded["labels"], seed=int(seed))
-    cost = float(evaluate(problem, labels=found.labels))
-    out["search"] = {"objective_before": float(rounded["objective"]), "objective": cost,
-                     "exact_components": int(found.exact_components),
-                     "searched_components": int(found.searched_components),
-                     "iterations": int(found.iterations), "seconds": float(found.seconds)}
-    if cost < float(rounded["objective"]):
-        rounded["labels"] = np.asarray(found.labels, dtype=np.int64)
-        rounded["objective"] = cost
-        rounded["n_clusters"] = int(found.labels.max()) + 1 if found.labels.size else 0
-    return out
+    summary = None
+    if rounded is not None and search:
+        # the search first: the bound's LPs stop once they reach its clustering's cost
+        found = search_cluster_editing(data.n, data.edges, rounded["labels"], seed=int(seed))
+        cost = float(evaluate(problem, labels=found.labels))
+        summary = {"objective_before": float(rounded["objective"]), "objective": cost,
+                   "exact_components": int(found.exact_components),
+                   "searched_components": int(found.searched_components),
+                   "iterations": int(found.iterations), "seconds": float(found.seconds)}
+        if cost < float(rounded["objective"]):
+            rounded["labels"] = np.asarray(found.labels, dtype=np.int64)
+            rounded["objective"] = cost
+            rounded["n_clusters"] = int(found.labels.max()) + 1 if found.labels.size else 0
+    labels = None if rounded is None else rounded["labels"]
+    res = cluster_editing_bound(data.n, data.edges, time_limit=time_limit, clustering=labels)
+    return {"bound": int(res.bound), "lp_value": float(res.lp_value), "exact": bool(res.exact),
+            "relaxations": dict(res.relaxations), "seconds": float(res.seconds),
+            "search": summary}
 
 
 def _deletion_step(problem, rounded, *, seed, time_limit, search):

@@ -86,8 +86,9 @@ class DeletionBound(RichResult):
     rounds, rows, set_rows, triangle_rows : int
         Solves, and the rows in the model at the end (of each kind).
     stopped : str
-        ``"converged"`` (nothing violated: the bound is the optimum of the LP with every
-        row), ``"stalled"``, ``"rounds"`` or ``"time"``.
+        ``"converged"`` (the separation finds no violated row at a vertex: every triangle
+        row holds, and no set row that the greedy finds is violated), ``"stalled"``,
+        ``"rounds"`` or ``"time"``.
     x : ndarray of shape (m,)
         The LP solution of the round that gave the bound, one value per edge in the order
         given (1: deleted); a point to round (:func:`metricopt.rounding.cluster_deletion_pivot`).
@@ -261,8 +262,10 @@ def cluster_deletion_bound(n, edges, *, cuts=True, max_rounds=MAX_ROUNDS,
                 break
             triangles = True  # no set row violated: the triangle rows from now on
         if ids.size == 0 and s_upper.size == 0 and rounds > 1:
-            stopped = "converged"
-            break
+            if model.at_vertex or not cuts:
+                stopped = "converged"
+                break
+            model.use_simplex()  # nothing violated at the interior point: look at a vertex
         x = model.solve(deadline)
         y = model.duals()
         value, big = model.certificate(y)

@@ -100,6 +100,14 @@ class EditingBound(RichResult):
     """
 
 
+def _integer_bound(value):
+    """The certified LP bound rounded up to an integer (the optimum is one), less a
+    relative 1e-9 so that round-off above an integer optimum is not rounded past it."""
+    if not math.isfinite(value):
+        return 0
+    return max(int(math.ceil(value - 1e-9 * max(1.0, abs(value)))), 0)
+
+
 def _keys(a, b, k):
     lo, hi = np.minimum(a, b), np.maximum(a, b)
     return lo.astype(np.int64) * k + hi
@@ -239,7 +247,8 @@ def _add_stars(model, k, csr, max_rows, seen):
 
 
 def editing_lp_bound(k, size, adj, *, cuts=True, max_rounds=MAX_ROUNDS,
-                     max_rows=MAX_ROWS_PER_ROUND, threads=None, time_limit=None, progress=None):
+                     max_rows=MAX_ROWS_PER_ROUND, threads=None, time_limit=None, progress=None,
+                     stop_at=None):
     """Certified lower bound on a weighted cluster-editing instance from its cutting-plane LP.
 
     Parameters
@@ -261,12 +270,16 @@ def editing_lp_bound(k, size, adj, *, cuts=True, max_rounds=MAX_ROUNDS,
     progress : callable or None
         Called after every solve with a dict (``round``, ``objective``, ``bound``, ``rows``,
         ``columns``, ``seconds``).
+    stop_at : int or None
+        The cost of a known clustering: the LP stops once its bound, rounded up, reaches
+        it (the clustering is then optimal; ``stopped="reached"``).
 
     Returns
     -------
     dict
         ``value`` (certified, before rounding up; the best over the rounds), ``relaxation``,
-        ``rounds``, ``rows``, ``star_rows``, ``columns``, ``stopped`` (``"converged"``: nothing violated;
+        ``rounds``, ``rows``, ``star_rows``, ``columns``, ``stopped`` (``"converged"``: nothing
+        violated at a vertex; ``"reached"``: the bound reached ``stop_at``;
         ``"stalled"``: :data:`STALL_ROUNDS` rounds without gain; ``"rounds"``; ``"time"``),
         ``seconds``, ``certificate`` (the
         :class:`~metricopt.bounds.BoundResult`).
@@ -296,6 +309,9 @@ def editing_lp_bound(k, size, adj, *, cuts=True, max_rounds=MAX_ROUNDS,
             progress(dict(round=rounds, objective=float(model.h.getInfo().objective_function_value),
                           bound=float(cert.value), rows=model.n_rows, columns=int(model.cost.size),
                           seconds=time.perf_counter() - t0))
+        if stop_at is not None and _integer_bound(best[0].value) >= stop_at:
+            stopped = "reached"
+            break
         if deadline is not None and time.perf_counter() > deadline:
             stopped = "time"
             break
@@ -347,7 +363,7 @@ def editing_lp_bound(k, size, adj, *, cuts=True, max_rounds=MAX_ROUNDS,
 
 
 def cluster_editing_bound(n, edges, *, exact_nodes=MAX_EXACT_NODES, cuts=True, reduce=True,
-                          max_rounds=MAX_ROUNDS, threads=None, time_limit=None):
+                          max_rounds=MAX_ROUNDS, threads=None, time_limit=None, clustering=None):
     """A certified lower bound on the cluster-editing optimum of a graph.
 
     Parameters
@@ -366,6 +382,9 @@ def cluster_editing_bound(n, edges, *, exact_nodes=MAX_EXACT_NODES, cuts=True, r
     threads : int or None
     time_limit : float or None
         Seconds for each component's LP.
+    clustering : array_like of shape (n,) or None
+        Labels of a known clustering: a component's LP stops once its bound reaches the
+        clustering's cost on that component (which is then optimal there).
 
     Returns
     -------
@@ -380,6 +399,11 @@ def cluster_editing_bound(n, edges, *, exact_nodes=MAX_EXACT_NODES, cuts=True, r
     """
     t0 = time.perf_counter()
     n, e = check_edges(n, edges)
+    if clustering is not None:
+        clustering = np.asarray(clustering).reshape(-1)
+        if clustering.shape != (n,):
+            raise InvalidParameterError(f"The 'clustering' parameter must have one label per node "
+                                        f"({n}). Got {clustering.shape[0]}.")
     if not isinstance(exact_nodes, (int, np.integer)) or not 0 <= exact_nodes <= 22:
         raise InvalidParameterError(
             f"The 'exact_nodes' parameter must be an int in [0, 22]. Got {exact_nodes!r} instead.")
@@ -425,12 +449,13 @@ def cluster_editing_bound(n, edges, *, exact_nodes=MAX_EXACT_NODES, cuts=True, r
             pairs = np.unique(_keys(cu[keep], cv[keep], kc))
             adj = np.column_stack([pairs // kc, pairs % kc])
             size = np.bincount(local, minlength=kc)
+            stop_at = None if clustering is None else _component_cost(nodes, ce, clustering)
             info = editing_lp_bound(kc, size, adj, cuts=cuts, max_rounds=max_rounds,
-                                    threads=threads, time_limit=time_limit)
+                                    threads=threads, time_limit=time_limit, stop_at=stop_at)
             val = info.pop("value")
             info.pop("certificate")
             rel = info.pop("relaxation")
-            bound = max(int(math.ceil(val)), 0) if math.isfinite(val) else 0
+            bound = _integer_bound(val)
         total += bound
         value += val
         relaxations[rel] = relaxations.get(rel, 0) + 1
@@ -440,3 +465,13 @@ def cluster_editing_bound(n, edges, *, exact_nodes=MAX_EXACT_NODES, cuts=True, r
                         labels=labels if all_exact else None, relaxations=relaxations,
                         components=details, optimal_labels=optimal,
                         seconds=time.perf_counter() - t0)
+
+
+def _component_cost(nodes, edges, labels):
+    """Edits of the clustering ``labels`` inside one component (``nodes``, its ``edges``):
+    its edges cut, and its non-adjacent pairs put together."""
+    lab = np.asarray(labels)
+    cut = int(np.count_nonzero(lab[edges[:, 0]] != lab[edges[:, 1]]))
+    _, sizes = np.unique(lab[nodes], return_counts=True)
+    together = int((sizes * (sizes - 1) // 2).sum())
+    return cut + together - (edges.shape[0] - cut)
