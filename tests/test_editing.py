@@ -246,6 +246,61 @@ def test_search_matches_the_integer_program_on_20_nodes():
     assert r.objective == opt  # and the search finds it on this instance
 
 
+def _single_move_gains(n, edges, labels):
+    """Brute force: the smallest cost change of moving one node to another cluster or
+    alone."""
+    base = editing_cost(n, edges, labels)
+    best = 0
+    for v in range(n):
+        for c in set(labels.tolist()) | {int(labels.max()) + 1}:
+            if c != labels[v]:
+                moved = labels.copy()
+                moved[v] = c
+                best = min(best, editing_cost(n, edges, moved) - base)
+    return best
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_search_kernel_accounts_its_cost_and_ends_at_a_local_optimum(seed):
+    """The kernel's incremental cost is the clustering's cost, it is never worse than its
+    start (after a local search), the same seed gives the same clustering, and no
+    single-node move improves what it returns."""
+    from metricopt.rounding._editing_search_kernels import iterated_local_search
+    from metricopt.rounding.editing_search import _csr
+
+    rng = np.random.default_rng(seed)
+    n = 20 + 5 * seed
+    edges = _planted_graph(n, 3 + seed % 3, 2 * n, seed) if seed % 2 else _random_graph(n, 0.2, seed)
+    indptr, indices = _csr(n, edges)
+    start = rng.integers(0, n // 3, n).astype(np.int64)
+    start = np.unique(start, return_inverse=True)[1].astype(np.int64)
+    out, again = np.empty(n, np.int64), np.empty(n, np.int64)
+    iterations = 0 if seed == 0 else 30 * seed
+    cost, accepted, improved = iterated_local_search(indptr, indices, start, iterations, seed, 0.1,
+                                                     50, out)
+    iterated_local_search(indptr, indices, start, iterations, seed, 0.1, 50, again)
+    assert cost == editing_cost(n, edges, out)
+    assert cost <= editing_cost(n, edges, start)
+    np.testing.assert_array_equal(out, again)
+    assert _single_move_gains(n, edges, out) == 0
+    assert 0 <= improved <= accepted <= iterations
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_search_kernel_does_as_well_as_its_reference_on_small_graphs(seed):
+    """On planted graphs of 12-16 nodes both the kernel and the former full-sweep search
+    (its reference) reach the exhaustive optimum."""
+    from metricopt.rounding.editing_search import _ils, _ils_reference
+
+    n = 12 + seed
+    edges = _planted_graph(n, 3, n, seed)
+    opt = exact_cluster_editing(n, edges, max_nodes=20).cost
+    start = np.arange(n, dtype=np.int64)
+    _, cost, _, _ = _ils(n, edges, start, seed, 20 * n)
+    _, ref_cost, _, _ = _ils_reference(n, edges, start, np.random.default_rng(seed), 20 * n)
+    assert cost == ref_cost == opt
+
+
 def test_search_rejects_bad_parameters():
     from metricopt.rounding.editing_search import search_cluster_editing
 

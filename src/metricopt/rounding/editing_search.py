@@ -120,8 +120,7 @@ def _perturb(labels, indptr, indices, rng):
     return labels
 
 
-def _ils(n, edges, labels, rng, iterations):
-    """Iterated local search on one component; returns labels, cost and counters."""
+def _csr(n, edges):
     import scipy.sparse as sp
 
     m = edges.shape[0]
@@ -129,7 +128,29 @@ def _ils(n, edges, labels, rng, iterations):
     a = sp.coo_matrix((np.ones(2 * m), (np.concatenate([u, v]), np.concatenate([v, u]))),
                       shape=(n, n)).tocsr()
     a.sort_indices()
-    indptr, indices = a.indptr.astype(np.int64), a.indices.astype(np.int64)
+    return a.indptr.astype(np.int64), a.indices.astype(np.int64)
+
+
+def _ils(n, edges, labels, seed, iterations):
+    """Iterated local search on one component (the kernel
+    :func:`._editing_search_kernels.iterated_local_search`); returns labels, cost and
+    counters."""
+    from ._editing_search_kernels import iterated_local_search
+
+    indptr, indices = _csr(n, edges)
+    best = np.empty(n, dtype=np.int64)
+    cost, accepted, improved = iterated_local_search(
+        indptr, indices, canonical_ids(labels).astype(np.int64), int(iterations), int(seed),
+        WORSE_ACCEPT, RESTART_AFTER, best)
+    return canonical_ids(best), int(cost), int(accepted), int(improved)
+
+
+def _ils_reference(n, edges, labels, rng, iterations):
+    """The former pure-sweep iterated local search (full local-search sweeps of the
+    component after every perturbation): the tests' slower reference."""
+    m = edges.shape[0]
+    u, v = edges[:, 0], edges[:, 1]
+    indptr, indices = _csr(n, edges)
     cur = _local(indptr, indices, canonical_ids(labels), rng, 64)
     cur_cost = _cost(u, v, cur, m)
     best, best_cost = cur.copy(), cur_cost
@@ -224,8 +245,9 @@ def search_cluster_editing(n, edges, labels=None, *, seed=0, n_starts=N_STARTS,
             best, best_cost = start, editing_cost(nodes.size, sub, start)
             budget = iterations_per_node * nodes.size
             for s in range(n_starts):
-                rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(c, s)))
-                lab, cost, acc, imp = _ils(nodes.size, sub, start, rng, budget)
+                state = np.random.SeedSequence(seed, spawn_key=(c, s)).generate_state(2, np.uint64)
+                lab, cost, acc, imp = _ils(nodes.size, sub, start, int(state[0] >> np.uint64(1)),
+                                           budget)
                 iters += budget
                 accepted += acc
                 improved += imp
