@@ -31,6 +31,7 @@ QUICK = {
     "bench_editing.py": (["--graphs", "karate", "--lp-time", "20", "--iterations-per-node", "2",
                           "--starts", "1"], False),
     "bench_deletion.py": (["--graphs", "karate", "--threads", "1"], False),
+    "bench_editing_search.py": (["--graphs", "karate", "--iterations-per-node", "2"], False),
     "bench_dykstra.py": (["--quick", "--highs-cap", "0", "--no-kernels"], True),
     "bench_interrupt.py": (["--overhead", "300", "--dense-overhead", "60", "--threads", "1"],
                            True),

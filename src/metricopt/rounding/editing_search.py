@@ -12,7 +12,11 @@ objective (edges between clusters plus non-edges inside them):
   of its cluster to a neighbouring cluster, splits it off with part of its
   neighbourhood, or merges its cluster with a neighbouring one), re-optimises by local
   search and keeps the result when it is no worse (plateaus are walked). Several
-  seeded starts run from the same clustering and the best is kept.
+  seeded starts run from the same clustering and the best is kept. The search is a
+  numba kernel (:mod:`._editing_search_kernels`) that keeps cluster sizes and member
+  lists, so a move costs its neighbourhood and the local search after a perturbation
+  visits only the nodes it may improve (ca-HepTh, 9,877 nodes: seconds, where sweeping
+  the whole component after every perturbation took minutes).
 
 The budget is counted in iterations (``iterations_per_node`` times the component's
 nodes per start), never in seconds: the same input and seed give the same answer.
