@@ -140,6 +140,18 @@ def _move_delta(v, c, indptr, indices, labels, size):
 
 
 @numba.njit(cache=True)
+def _logged_move(w, c, indptr, indices, labels, size, head, nxt, prv, free, free_pos, n_free,
+                 log_v, log_c, n_log):
+    """Move ``w`` into ``c``, appended to the log; returns the cost change."""
+    delta = _move_delta(w, c, indptr, indices, labels, size)
+    log_v[n_log[0]] = w
+    log_c[n_log[0]] = labels[w]
+    n_log[0] += 1
+    _relabel(w, c, labels, size, head, nxt, prv, free, free_pos, n_free)
+    return delta
+
+
+@numba.njit(cache=True)
 def _push(v, queue, queued, tail, n):
     if not queued[v]:
         queued[v] = True
@@ -288,11 +300,8 @@ def iterated_local_search(indptr, indices, start, iterations, seed, worse_accept
                         continue
                     if n_log[0] + 1 >= cap_log or labels[w] == target:
                         continue
-                    delta += _move_delta(w, target, indptr, indices, labels, size)
-                    log_v[n_log[0]] = w
-                    log_c[n_log[0]] = labels[w]
-                    n_log[0] += 1
-                    _relabel(w, target, labels, size, head, nxt, prv, free, free_pos, n_free)
+                    delta += _logged_move(w, target, indptr, indices, labels, size, head, nxt, prv,
+                                          free, free_pos, n_free, log_v, log_c, n_log)
                     moved_any = True
         if 0.4 <= kind < 0.7:
             if n_free[0] > 0 or size[own] > 1:
@@ -306,22 +315,15 @@ def iterated_local_search(indptr, indices, start, iterations, seed, worse_accept
                         continue
                     if labels[w] == fresh or n_log[0] + 1 >= cap_log:
                         continue
-                    delta += _move_delta(w, fresh, indptr, indices, labels, size)
-                    log_v[n_log[0]] = w
-                    log_c[n_log[0]] = labels[w]
-                    n_log[0] += 1
-                    _relabel(w, fresh, labels, size, head, nxt, prv, free, free_pos, n_free)
+                    delta += _logged_move(w, fresh, indptr, indices, labels, size, head, nxt, prv,
+                                          free, free_pos, n_free, log_v, log_c, n_log)
                     moved_any = True
         elif kind >= 0.7:
             u = indices[lo + _below(rng, hi - lo)]
             other = labels[u]
             while other != own and head[other] >= 0 and n_log[0] + 1 < cap_log:
-                w = head[other]
-                delta += _move_delta(w, own, indptr, indices, labels, size)
-                log_v[n_log[0]] = w
-                log_c[n_log[0]] = other
-                n_log[0] += 1
-                _relabel(w, own, labels, size, head, nxt, prv, free, free_pos, n_free)
+                delta += _logged_move(head[other], own, indptr, indices, labels, size, head, nxt,
+                                      prv, free, free_pos, n_free, log_v, log_c, n_log)
                 moved_any = True
         if not moved_any:
             continue
