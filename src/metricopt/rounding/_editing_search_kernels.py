@@ -68,6 +68,18 @@ def _cost(indptr, indices, labels, size):
 
 
 @numba.njit(cache=True)
+def _link(v, c, labels, size, head, nxt, prv):
+    """Put ``v`` at the front of cluster ``c``'s member list."""
+    prv[v] = -1
+    nxt[v] = head[c]
+    if head[c] >= 0:
+        prv[head[c]] = v
+    head[c] = v
+    size[c] += 1
+    labels[v] = c
+
+
+@numba.njit(cache=True)
 def _relabel(v, c, labels, size, head, nxt, prv, free, free_pos, n_free):
     """Move ``v`` into cluster ``c`` (empty or not), keeping the lists and the free ids."""
     a = labels[v]
@@ -90,14 +102,7 @@ def _relabel(v, c, labels, size, head, nxt, prv, free, free_pos, n_free):
         free_pos[last] = p
         free_pos[c] = -1
         n_free[0] -= 1
-    # into c's list
-    prv[v] = -1
-    nxt[v] = head[c]
-    if head[c] >= 0:
-        prv[head[c]] = v
-    head[c] = v
-    size[c] += 1
-    labels[v] = c
+    _link(v, c, labels, size, head, nxt, prv)
 
 
 @numba.njit(cache=True)
@@ -200,13 +205,7 @@ def _rebuild(labels, size, head, nxt, prv, free, free_pos, n_free):
     size[:] = 0
     head[:] = -1
     for v in range(n - 1, -1, -1):
-        c = labels[v]
-        prv[v] = -1
-        nxt[v] = head[c]
-        if head[c] >= 0:
-            prv[head[c]] = v
-        head[c] = v
-        size[c] += 1
+        _link(v, labels[v], labels, size, head, nxt, prv)
     n_free[0] = 0
     for c in range(n - 1, -1, -1):
         if size[c] == 0:
