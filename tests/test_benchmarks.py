@@ -45,6 +45,7 @@ QUICK = {
     "bench_polish_rows.py": (["--graphs", "dolphins", "--per-column", "1,2", "--dense-cap",
                               "0,default", "--tol", "1e-8",
                               "--gap-tol", "1e-9", "--threads", "1"], True),
+    "bench_proximal.py": (["--graphs", "karate", "--time-limit", "30"], False),
     "bench_project_forget.py": (["--quick", "--cases", "grqc-cc", "--backends",
                                  "project-forget", "--threads", "1"], False),
     "bench_pruned_scan.py": (["--sizes", "200", "--no-cc", "--repeat", "1", "--threads", "1"],

@@ -302,7 +302,7 @@ def test_large_gamma_reaches_lp_value(karate):
 def test_repaired_point_is_feasible_and_not_below_the_lp(karate, kind, params):
     problem = build_problem(kind, karate, **params)
     # without the LP polish, so that the answer is the repaired projection iterate
-    res = solve_dykstra(problem, tol=1e-8, polish=False)
+    res = solve_dykstra(problem, tol=1e-8, polish=False, proximal=0)
     lp = exact_lp(problem)
     assert res["status"] == Status.OPTIMAL
     # on karate the repair test fires for all three (for unit weights the entrywise
@@ -312,7 +312,7 @@ def test_repaired_point_is_feasible_and_not_below_the_lp(karate, kind, params):
     assert res["max_violation"] <= 1e-12
     assert res["fun"] >= lp * (1 - 1e-12) - 1e-12
     assert ("repaired" if res["repaired"] else "rounded") in res["message"]
-    plain = solve_dykstra(problem, tol=1e-8, repair=False, polish=False)
+    plain = solve_dykstra(problem, tol=1e-8, repair=False, polish=False, proximal=0)
     assert plain["repaired"] is False
     assert res["nit"] <= plain["nit"]
     assert res["lower_bound"] <= lp * (1 + 1e-9) + 1e-9
@@ -405,7 +405,7 @@ def test_extrapolation_keeps_the_answer_and_saves_passes(karate, kind, params):
     problem = build_problem(kind, karate, **params)
     tol = 1e-8 if kind == "sc" else 1e-6
     # the passes of the QP alone (the polish would end either run early)
-    opts = dict(tol=tol, round_digits=(), continuation=False, polish=False)
+    opts = dict(tol=tol, round_digits=(), continuation=False, polish=False, proximal=0)
     plain = solve_dykstra(problem, extrapolate=False, **opts)
     fast = solve_dykstra(problem, extrapolate=True, **opts)
     assert plain["status"] == fast["status"] == Status.OPTIMAL

@@ -33,7 +33,7 @@ import numpy as np
 
 from .. import _config
 
-__all__ = ["pair_pass", "pair_pass_weights", "objective_sums", "diff_dot", "sum_step",
+__all__ = ["pair_pass", "pair_pass_weights", "objective_sums", "centred_sums", "diff_dot", "sum_step",
            "edge_triangle_pass", "wedge_pass"]
 
 _FM = set(_config.FASTMATH)
@@ -213,6 +213,42 @@ def objective_sums(x, w, delta, f, cost, has_delta, has_f, has_cost):
         lin += li
         cross += c
     return quad, lin, cross
+
+
+@numba.njit(fastmath=_FM, cache=True)
+def centred_sums(x, f, w, delta, shift_x, shift_f):
+    """The sums of :func:`objective_sums` for an l1 QP centred at ``(delta + shift_x,
+    shift_f)`` (:func:`._regularised.recentre`): with ``e = x - delta - shift_x`` and
+    ``g = f - shift_f``, ``quad = sum w (e^2 + g^2)``, ``lin = sum w f`` and
+    ``cross = sum w (e (delta + shift_x) + g shift_f)``; chunked as there."""
+    quad = 0.0
+    lin = 0.0
+    cross = 0.0
+    npair = x.shape[0]
+    for lo in range(0, npair, _CHUNK):
+        hi = min(lo + _CHUNK, npair)
+        q = 0.0
+        li = 0.0
+        c = 0.0
+        for p in range(lo, hi):
+            cx = delta[p] + shift_x[p]
+            e = x[p] - cx
+            g = f[p] - shift_f[p]
+            q += w[p] * (e * e + g * g)
+            li += w[p] * f[p]
+            c += w[p] * (e * cx + g * shift_f[p])
+        quad += q
+        lin += li
+        cross += c
+    return quad, lin, cross
+
+
+def centred_sums_reference(x, f, w, delta, shift_x, shift_f):
+    """Plain NumPy :func:`centred_sums` (for the tests)."""
+    cx = delta + shift_x
+    e, g = x - cx, f - shift_f
+    return (float(np.sum(w * (e * e + g * g))), float(np.sum(w * f)),
+            float(np.sum(w * (e * cx + g * shift_f))))
 
 
 @numba.njit(fastmath=_FM, cache=True)

@@ -442,7 +442,7 @@ def rescale(st, gamma):
     reference point moves the same way.
     """
     ratio = gamma / st.gamma
-    delta = st.delta
+    delta, f_centre = _regularised.centre(st)  # (delta, None) unless recentred
     for a in (st.x, st.x_ref):
         if a is None:
             continue
@@ -450,8 +450,11 @@ def rescale(st, gamma):
             a *= ratio
         else:
             a[:] = delta + ratio * (a - delta)
-    for a in (st.f, st.f_ref, st.z_pair, st.z_pair_ref, st.z_dense, st.z_dense_ref,
-              st.tri_val, st.par_val, st.z_tri, st.z_wed):
+    if f_centre is not None:  # f - c_f = -gamma - (W^{-1} A'z)_f scales too
+        st.f[:] = f_centre + ratio * (st.f - f_centre)
+    for a in ((st.f_ref,) if f_centre is not None else (st.f, st.f_ref)) + (
+            st.z_pair, st.z_pair_ref, st.z_dense, st.z_dense_ref, st.tri_val, st.par_val,
+            st.z_tri, st.z_wed):
         if a is not None:
             a *= ratio
     st.z_sum *= ratio
@@ -483,7 +486,7 @@ def dual_bytes(st, bufs):
 
 # ---------------------------------------------------------------- checkpoint / resume
 _STATE_ARRAYS = ("x", "f", "z_pair", "tri_pos", "tri_val", "tri_start", "z_tri", "z_wed",
-                 "z_dense", "z_dense_ref", "z_pair_ref", "x_ref", "f_ref")
+                 "z_dense", "z_dense_ref", "z_pair_ref", "x_ref", "f_ref", "shift_x", "shift_f")
 
 
 def write_checkpoint(path, st, counters, options, problem, digest):
@@ -518,6 +521,8 @@ def read_checkpoint(path, st, problem, digest):
     for k in ("x", "f", "z_pair"):
         if getattr(st, k) is not None:
             setattr(st, k, load(k, getattr(st, k).shape))
+    if "shift_x" in data:  # a proximal run's centre
+        st.shift_x, st.shift_f = load("shift_x", st.x.shape), load("shift_f", st.x.shape)
     st.z_sum = float(load("z_sum", ()))
     if st.dense:
         n = problem.n

@@ -27,6 +27,8 @@ References
 .. [1] Veldt, N., Gleich, D. F., Wirth, A., & Saunderson, J. (2019). Metric-constrained
        optimization for graph clustering algorithms. SIAM J. Math. Data Sci. 1(2),
        333-355.
+.. [2] Rockafellar, R. T. (1976). Monotone operators and the proximal point algorithm.
+       SIAM J. Control Optim. 14(5), 877-898.
 """
 
 import dataclasses
@@ -35,7 +37,8 @@ import numpy as np
 
 from .. import _config
 
-__all__ = ["QPState", "setup", "pair_bz", "objectives", "rel_gap", "wdot", "default_gamma"]
+__all__ = ["QPState", "setup", "pair_bz", "objectives", "rel_gap", "wdot", "default_gamma",
+           "recentre", "implied_iterate", "centre", "centred_objectives"]
 
 
 @dataclasses.dataclass(eq=False)
@@ -70,6 +73,10 @@ class QPState:
     z_sum : float
         The dual of ``sum(x) = sum_value``.
     sum_value : float or None
+    shift_x, shift_f : ndarray or None
+        The proximal centre's offsets (:func:`recentre`): the QP is centred at
+        ``(delta + shift_x, shift_f)`` instead of ``(delta, 0)``; None before the first
+        recentring.
     """
 
     gamma: float = None
@@ -88,6 +95,8 @@ class QPState:
     z_pair: np.ndarray = None
     z_sum: float = 0.0
     sum_value: float = None
+    shift_x: np.ndarray = None
+    shift_f: np.ndarray = None
 
 
 def default_gamma(problem):
@@ -200,6 +209,63 @@ def objectives(st, bz, x=None, f=None):
     primal = lin + quad / (2 * g)
     dual = neg_bty - quad / (2 * g)
     return primal, dual, neg_bty
+
+
+def recentre(st):
+    """Centre the QP's proximal term at the current iterate (a proximal-point step on the
+    LP [2]_), keeping every dual; l1 objectives only.
+
+    The QP ``q'v + (1/2 gamma) (v - c)' W (v - c)`` (``v = (x, f)``, ``q = (0, w)``) keeps
+    the Hildreth iterate ``v = c - gamma W^{-1} q - W^{-1} A' z``; moving the centre from
+    ``c`` to the current ``v`` with the same duals moves the iterate by ``v - c``. A
+    sequence of such QPs converges to an LP solution at a fixed ``gamma`` (the proximal
+    point method converges finitely on an LP [2]_), and the duals ``z / gamma`` to LP duals.
+    """
+    if st.f is None or st.delta is None:
+        raise ValueError("recentring is implemented for l1 objectives (x, f) only")
+    new_x = st.x - st.delta
+    step_x = new_x if st.shift_x is None else new_x - st.shift_x
+    step_f = st.f if st.shift_f is None else st.f - st.shift_f
+    new_f = st.f.copy()
+    st.x += step_x
+    st.f += step_f
+    st.shift_x, st.shift_f = new_x, new_f
+
+
+def centre(st):
+    """``(c_x, c_f)``: the QP's proximal centre (``(delta, 0)`` before :func:`recentre`)."""
+    if st.shift_x is None:
+        return st.delta, None
+    return st.delta + st.shift_x, st.shift_f
+
+
+def implied_iterate(st):
+    """``(x, f)`` of the QP centred at ``(delta, 0)`` with the same duals as ``st``.
+
+    With a moved centre (:func:`recentre`) the duals ``z`` are those of the recentred QP;
+    the same ``z`` give the iterate ``v - (c - (delta, 0))`` of the QP the certificate
+    (:func:`metricopt.bounds.certify`) and :func:`objectives` speak of, so both apply to
+    it unchanged: ``A' z`` and ``b' z``, all they use of the duals, are the same.
+    """
+    if st.shift_x is None:
+        return st.x, st.f
+    return st.x - st.shift_x, st.f - st.shift_f
+
+
+def centred_objectives(st, bz):
+    """QP primal ``P`` and dual ``D`` of the recentred QP (:func:`recentre`) at the
+    iterate, and its proximal term ``(1/2 gamma) |v - c|_W^2``.
+
+    As :func:`objectives` with the centre ``c = (c_x, c_f)``: ``D = -b'z / gamma - (v - c)'
+    W c / gamma - |v - c|_W^2 / (2 gamma)``, from ``A'y = -W (v - c) / gamma - q``.
+    """
+    from ._constraint_kernels import centred_sums
+
+    g = st.gamma
+    quad, lin, cross = centred_sums(st.x, st.f, st.w, st.delta, st.shift_x, st.shift_f)
+    primal = lin + quad / (2 * g)
+    dual = -bz / g - cross / g - quad / (2 * g)
+    return primal, dual, quad / (2 * g)
 
 
 def rel_gap(primal, dual, floor=0.0):

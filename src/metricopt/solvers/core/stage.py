@@ -116,7 +116,7 @@ class LPStage:
 
             self.polish = _sc_paths.polish_rows(problem) > 0
         self.growth = float(gamma_growth)
-        self.threads, self.max_memory = threads, max_memory
+        self.threads, self.max_memory, self.max_rows = threads, max_memory, None
         self.best_bound = None
         self.best_details = {}
         self.polishes = []
@@ -482,13 +482,11 @@ class LPStage:
         meets the LP gap (then ``self.x`` is it).
 
         It needs only the active rows, not a converged QP: ``dykstra`` calls it, for l1
-        objectives, as soon as its QP gap is below :data:`POLISH_QP_GAP` at a full
-        check; otherwise :meth:`finish` does at the end of the stage, when the
-        certificate misses the gap. At most once per ``gamma``; below
-        :data:`POLISH_GAMMA` only from at most :data:`SMALL_POLISH_ROWS` rows (else the
-        polish waits for a larger gamma); ``early`` (before the stage converged): only
-        from at most that many rows whatever the gamma (else it waits for the stage's
-        end, and the gamma stays untried).
+        objectives, once its QP gap is below :data:`POLISH_QP_GAP` at a full check;
+        else :meth:`finish` at the stage's end, when the certificate misses the gap. At
+        most once per ``gamma``, from at most :attr:`max_rows` rows; below
+        :data:`POLISH_GAMMA`, and when ``early`` (before the stage converged; the gamma
+        stays untried), from at most :data:`SMALL_POLISH_ROWS`.
         """
         if not self.may_polish(gamma):
             return False
@@ -516,6 +514,8 @@ class LPStage:
             if rows is not None and gamma < POLISH_GAMMA and rows.n_rows > SMALL_POLISH_ROWS:
                 rows, why = None, (f"{rows.n_rows:,} rows at gamma {gamma:g}: the polish "
                                    f"waits for gamma {POLISH_GAMMA:g}")
+            elif rows is not None and rows.n_rows > (self.max_rows or np.inf):
+                rows, why = None, f"{rows.n_rows:,} rows: more than {self.max_rows:,}"
             if rows is None:
                 self.polishes.append(dict(skipped=why, gamma=gamma))
                 return False
