@@ -144,7 +144,7 @@ def test_a_stalled_stage_of_small_gamma_grows_before_the_polish():
     # the polish starts from the active rows of a stage with gamma >= POLISH_GAMMA
     problem = metricopt.build_problem("cc", metricopt.read_graph("dolphins"))
     res = metricopt.solve(problem, method="project-forget", tol=1e-8, gap_tol=1e-6,
-                          threads=1, gamma=1.0)
+                          threads=1, gamma=1.0, proximal=0)
     assert res["status"] == Status.OPTIMAL, res["message"]
     polishes = res["polish"]
     waits = [p for p in polishes if "waits for gamma" in p.get("skipped", "")]

@@ -12,9 +12,9 @@ from naive_active import dense_active_triangles, sparse_active_triangles
 
 
 def _growth(method):
-    """Options of ``method`` that keep its gamma-growth stages (dykstra's proximal
-    recentring, its default for dense l1 problems, has none)."""
-    return {"proximal": 0} if method == "dykstra" else {}
+    """Options of ``method`` that keep its gamma-growth stages (the proximal recentring,
+    the default of both projection backends for dense l1 problems, has none)."""
+    return {"proximal": 0}
 
 
 def _to_packed(n):
@@ -111,7 +111,8 @@ def test_gamma_schedule_without_polish_reaches_the_gap(karate, method):
 
 
 @pytest.mark.parametrize("method,opts", [("dykstra", {"proximal": 0}),
-                                         ("project-forget", {"passes": 10, "threads": 1})])
+                                         ("project-forget", {"passes": 10, "threads": 1,
+                                                             "proximal": 0})])
 def test_a_limit_after_a_gamma_change_returns_the_last_feasible_point(karate, method, opts):
     """Right after gamma grows the iterate is far from feasible; a run stopped there
     returns the point its last QP stage ended at, which violates nothing beyond tol.

@@ -750,20 +750,20 @@ def test_ctrl_c_waits_for_the_iteration_and_resumes_exactly(tmp_path, monkeypatc
     problem = metricopt.build_problem(kind, metricopt.read_graph("karate"))
     opts = dict(passes=5, threads=1, polish=False)
     ref = solve_project_forget(problem, **opts)
-    real = PF.objectives
+    real = PF.ProjectForgetStrategy._qp_values
     calls = []
 
-    def objectives(st, active, with_neg_bty=False):
+    def qp_values(self):  # measured once per oracle call
         calls.append(1)
         if len(calls) == 3:
             signal.raise_signal(signal.SIGINT)
-        return real(st, active, with_neg_bty)
+        return real(self)
 
-    monkeypatch.setattr(PF, "objectives", objectives)
+    monkeypatch.setattr(PF.ProjectForgetStrategy, "_qp_values", qp_values)
     path = str(tmp_path / "ck.npz")
     res = solve_project_forget(problem, checkpoint=path, **opts)
     assert res["status"] == Status.INTERRUPTED and res["nit"] == 3
-    monkeypatch.setattr(PF, "objectives", real)
+    monkeypatch.setattr(PF.ProjectForgetStrategy, "_qp_values", real)
     again = solve_project_forget(problem, resume=path, **opts)
     assert again["nit"] == ref["nit"]
     np.testing.assert_array_equal(again["x"], ref["x"])

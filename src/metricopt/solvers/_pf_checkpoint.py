@@ -21,6 +21,8 @@ def write_checkpoint(path, st, active, counters, problem, digest, extra=None):
     """Write the whole iteration state (:mod:`metricopt.solvers._checkpoint`); ``extra``
     adds a layout's own arrays."""
     arrays = dict(x=st.x, z_pair=st.z_pair, z_sum=np.array(st.z_sum), f=st.f)
+    if st.shift_x is not None:  # a proximal run's centre
+        arrays.update(shift_x=st.shift_x, shift_f=st.shift_f)
     arrays.update(active.arrays())
     arrays.update(extra or {})
     return _checkpoint.write_checkpoint(path, backend="project-forget", problem=problem,
@@ -73,6 +75,8 @@ def read_state(path, data, st):
     st.z_sum = float(load("z_sum", ()))
     if st.f is not None:
         st.f = load("f", st.f.shape)
+    if "shift_x" in data:
+        st.shift_x, st.shift_f = load("shift_x", st.x.shape), load("shift_f", st.x.shape)
 
 
 def read_checkpoint(path, st, problem, digest):
@@ -106,3 +110,4 @@ def resumed_counters(counters, meta, path):
     counters["history"] = _checkpoint.header_history(path, meta)
     counters["stall_watch"] = meta.get("stall_watch")
     counters["stage_gaps"] = meta.get("stage_gaps")
+    counters["proximal"] = _checkpoint.header_field(path, meta, "proximal", "count", 0)

@@ -46,7 +46,13 @@ from ._pf_checkpoint import (
     resumed_counters,
     write_checkpoint,
 )
-from ._pf_strategy import ProjectForgetState, ProjectForgetStrategy, pair_pass
+from ._pf_strategy import (
+    ProjectForgetState,
+    ProjectForgetStrategy,
+    pair_pass,
+    proximal_options,
+    start_proximal,
+)
 from ._support_kernels import (
     keyed_merge,
     list_keys,
@@ -122,6 +128,9 @@ class SupportState(ProjectForgetState):
         self.pj = np.concatenate([self.pj, pj])
         for name in ("x", "f", "delta", "w", "winv"):
             setattr(self, name, np.concatenate([getattr(self, name), getattr(new, name)]))
+        if self.shift_x is not None:  # centred at their fixed point (1, 0): no shift
+            self.shift_x = np.concatenate([self.shift_x, np.zeros(k)])
+            self.shift_f = np.concatenate([self.shift_f, np.zeros(k)])
         self.z_pair = np.concatenate([self.z_pair, new.z_pair], axis=1)
         self.nvar += k
 
@@ -132,6 +141,9 @@ class SupportState(ProjectForgetState):
         idle = ~referenced
         idle[:n_explicit] = False
         z = self.z_pair
+        if self.shift_x is not None:  # and a recentred QP's centre there
+            idle &= (np.abs(self.shift_x) <= FIXED_POINT_TOL) & (
+                np.abs(self.shift_f) <= FIXED_POINT_TOL * scale)
         return (idle & (np.abs(self.x - self.bulk.value) <= FIXED_POINT_TOL)
                 & (np.abs(self.f) <= FIXED_POINT_TOL * scale)
                 & (z[2] <= FIXED_POINT_TOL * scale * self.w)
@@ -143,7 +155,8 @@ class SupportState(ProjectForgetState):
         keep = ~mask
         new_pos = np.full(self.nvar, -1, dtype=np.int64)
         new_pos[keep] = np.arange(int(keep.sum()))
-        for name in ("x", "f", "delta", "w", "winv", "pi", "pj"):
+        for name in ("x", "f", "delta", "w", "winv", "pi", "pj") + (
+                () if self.shift_x is None else ("shift_x", "shift_f")):
             setattr(self, name, np.ascontiguousarray(getattr(self, name)[keep]))
         self.z_pair = np.ascontiguousarray(self.z_pair[:, keep])
         self.nvar = int(keep.sum())
@@ -310,7 +323,7 @@ def estimate_support_memory(problem):
 
 def drive_support(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, passes, threads,
                   max_memory, callback, checkpoint, checkpoint_every, resume, polish,
-                  gamma_growth, scheduler, seed=None, verbose=False):
+                  gamma_growth, scheduler, proximal=None, seed=None, verbose=False):
     """Set up and run project-forget on a support-sized problem (the options of
     :func:`.project_forget.solve_project_forget`); the raw answer for
     :func:`.core.result.complete`."""
@@ -321,6 +334,7 @@ def drive_support(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, pa
         int(threads), numba.config.NUMBA_NUM_THREADS)
     need = estimate_support_memory(problem)
     check_memory(need, f"project-forget on {problem!r}", max_memory)
+    proximal, gamma, gamma_growth = proximal_options(problem, proximal, gamma, gamma_growth)
     st = setup_support(problem, gamma, lam)
     counters = dict(kind=st.kind, n=st.n, nvar=st.nvar, gamma=st.gamma,
                     gamma_start=st.gamma, iteration=0, seconds=0.0)
@@ -344,6 +358,7 @@ def drive_support(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, pa
                        gamma_growth=gamma_growth, threads=nthreads, max_memory=max_memory)
     strategy.floor = lp_stage.floor
     strategy.remote = remote
+    start_proximal(strategy, lp_stage, counters, proximal, resume)
     return iterate(strategy, problem, lp_stage, counters, tol=tol, gap_tol=gap_tol,
                    max_iter=max_iter, time_limit=time_limit, callback=callback,
                    threads=nthreads, checkpoint=checkpoint, checkpoint_every=checkpoint_every,
