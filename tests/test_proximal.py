@@ -102,3 +102,30 @@ def test_a_resumed_proximal_run_ends_where_the_uninterrupted_one_does(tmp_path, 
     np.testing.assert_array_equal(again["x"], ref["x"])
     with pytest.raises(Exception, match="proximal"):
         solve_dykstra(problem, resume=path, proximal=10, **opts)
+
+
+@pytest.mark.parametrize("layout", ["dense", "support"])
+@pytest.mark.parametrize("name", ["lesmis", "dolphins"])
+def test_a_proximal_project_forget_run_reaches_the_lp(name, layout):
+    """project-forget recentres before every call's passes by default (both layouts);
+    its certificate, of the implied iterate, is below the exact LP and reaches it."""
+    from metricopt.solvers.project_forget import solve_project_forget
+
+    g = read_graph(name)
+    lp = exact_lp(build_problem("cc", g))
+    res = solve_project_forget(build_problem("cc", g, layout=layout), gap_tol=1e-6,
+                               polish=False, threads=1)
+    assert res["status"] == 0, res["message"]
+    assert res["gamma"] == 10.0 and all(h["gamma"] == 10.0 for h in res["history"])
+    assert res["lower_bound"] <= lp * (1 + 1e-9) + 1e-9
+    assert res["fun"] >= lp * (1 - 1e-9) - 1e-9
+    assert res["fun"] - res["lower_bound"] <= 1e-6 * res["lower_bound"]
+
+
+def test_project_forget_refuses_proximal_where_it_does_not_apply(karate):
+    from metricopt.solvers.project_forget import solve_project_forget
+
+    with pytest.raises(Exception, match="complete-graph l1"):
+        solve_project_forget(build_problem("cd", karate), proximal=1)
+    res = solve_project_forget(build_problem("cd", karate), max_iter=2)  # default: off
+    assert res["gamma"] == 1.0

@@ -8,7 +8,6 @@ candidates that end a QP stage early (the metric repair and the entrywise roundi
 stages and the safeguarded extrapolation of the duals.
 """
 
-import dataclasses
 import time
 
 import numpy as np
@@ -321,8 +320,7 @@ def _certify_implied(problem, st, deadline=None):
     """:func:`_certify` of a recentred run (:func:`._regularised.recentre`): the same
     duals' iterate of the QP centred at the targets (:func:`._regularised.implied_iterate`),
     whose certificate is a bound on the LP whatever the centre."""
-    x, f = _regularised.implied_iterate(st)
-    implied = dataclasses.replace(st, x=x, f=f, shift_x=None, shift_f=None)
+    implied = _regularised.implied_state(st)
     _, dual, neg_bty = S.current_objectives(implied)
     return _certify(problem, implied, S.packed(implied), dual, neg_bty, deadline)
 

@@ -367,8 +367,7 @@ class ProjectForgetStrategy(Strategy):
     def _certify(self, dual, neg_bty, deadline):
         st = self.st
         if st.shift_x is not None:  # the same duals' iterate of the QP centred at d
-            x, f = _regularised.implied_iterate(st)
-            st = dataclasses.replace(st, x=x, f=f, shift_x=None, shift_f=None)
+            st = _regularised.implied_state(st)
             _, dual, neg_bty = objectives(st, self.active, with_neg_bty=True)
         return certify_iterate(self.problem, st, dual, neg_bty, deadline)
 
@@ -503,8 +502,7 @@ class ProjectForgetStrategy(Strategy):
         primal, dual, gap = self._qp_values()
         cst = st  # the iterate certified: of a recentred QP, the implied one
         if st.shift_x is not None:
-            x, f = _regularised.implied_iterate(st)
-            cst = dataclasses.replace(st, x=x, f=f, shift_x=None, shift_f=None)
+            cst = _regularised.implied_state(st)
         _, cdual, neg_bty = objectives(cst, self.active, with_neg_bty=True)
         n_active = int(self.active.nc)
         # the answer and the certificate need x, f and the weights only: free the rest

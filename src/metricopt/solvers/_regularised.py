@@ -38,7 +38,7 @@ import numpy as np
 from .. import _config
 
 __all__ = ["QPState", "setup", "pair_bz", "objectives", "rel_gap", "wdot", "default_gamma",
-           "recentre", "implied_iterate", "centre", "centred_objectives"]
+           "recentre", "implied_iterate", "implied_state", "centre", "centred_objectives"]
 
 
 @dataclasses.dataclass(eq=False)
@@ -250,6 +250,13 @@ def implied_iterate(st):
     if st.shift_x is None:
         return st.x, st.f
     return st.x - st.shift_x, st.f - st.shift_f
+
+
+def implied_state(st):
+    """A view of ``st`` at its :func:`implied_iterate` (new ``x``, ``f``; no centre),
+    sharing every other array."""
+    x, f = implied_iterate(st)
+    return dataclasses.replace(st, x=x, f=f, shift_x=None, shift_f=None)
 
 
 def centred_objectives(st, bz):
