@@ -82,7 +82,7 @@ def test_a_proximal_run_reaches_the_lp(weights):
 
 
 def test_proximal_options_are_checked(karate):
-    with pytest.raises(Exception, match="dense l1"):
+    with pytest.raises(Exception, match="complete-graph l1"):
         solve_dykstra(build_problem("sc", karate), proximal=5)
     with pytest.raises(Exception, match="extrapolate"):
         solve_dykstra(build_problem("cc", karate), proximal=5, extrapolate=True)
@@ -118,7 +118,8 @@ def test_a_proximal_project_forget_run_reaches_the_lp(name, layout):
     assert res["status"] == 0, res["message"]
     assert res["gamma"] == 10.0 and all(h["gamma"] == 10.0 for h in res["history"])
     assert res["lower_bound"] <= lp * (1 + 1e-9) + 1e-9
-    assert res["fun"] >= lp * (1 - 1e-9) - 1e-9
+    # the contract: within tol (its point may sit below the LP by what tol allows)
+    assert res["max_violation"] <= 1e-4 and res["fun"] >= res["lower_bound"]
     assert res["fun"] - res["lower_bound"] <= 1e-6 * res["lower_bound"]
 
 

@@ -16,25 +16,13 @@ from .. import _config
 from ..exceptions import InputError, InvalidParameterError
 from ..result import Status
 from . import _dykstra_state as S
+from . import _proximal as P
 from . import _regularised
 from ._checkpoint import header_field, header_history, problem_digest
 from .core.driver import Answer, Candidate, Measure, Strategy, iterate
 from .core.stage import LPStage
 
-__all__ = ["DykstraStrategy", "drive", "PROXIMAL_GAMMA", "PROXIMAL_PASSES"]
-
-#: ``gamma`` of a proximal run (``proximal``) unless given: Jaccard cc adjnoun, recentred
-#: every 5 passes, reached the LP (1e-12) in 550 passes at 10, was at 1.8e-3 after 1,000 at
-#: 0.3 and 3.1e-3 at 100 (benchmarks/bench_proximal.py).
-PROXIMAL_GAMMA = 10.0
-#: Passes between two recentrings by default: Jaccard cc, one thread, celegansneural
-#: certified 1e-4 after 990 passes at 5 and 1,110 at 10 (benchmarks/bench_proximal.py).
-PROXIMAL_PASSES = 5
-#: The largest restricted LP a proximal run polishes: the recentred QPs reach the LP
-#: themselves, faster than the polish of celegansneural's and USAir97's 70,000-80,000 rows
-#: (30-90 s a round); lesmis' few thousand rows give its exact LP in a second.
-PROXIMAL_POLISH_ROWS = 20_000
-
+__all__ = ["DykstraStrategy", "drive"]
 
 class DykstraStrategy(Strategy):
     """The state and steps of one dykstra run (see :func:`.dykstra.solve_dykstra`)."""
@@ -87,10 +75,8 @@ class DykstraStrategy(Strategy):
         else:
             # the recentred QP: its own gap and the last proximal step (both vanish only
             # at an LP solution); the certificate speaks of the implied iterate instead
-            primal, dual, prox = _regularised.centred_objectives(st, bz)
+            primal, dual, gap = P.centred_values(st, bz, self.floor)
             neg_bty = np.nan
-            gap = (abs(primal - dual) + prox) / max(abs(primal), abs(dual), self.floor,
-                                                     1e-300)
         self.primal, self.dual, self.qp_gap, self.neg_bty = primal, dual, gap, neg_bty
         self.moved = False
         self.mem = S.dual_bytes(st, self.bufs)
@@ -338,24 +324,15 @@ def drive(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, order, blo
     import numba
 
     order = S.ALIASES.get(order, order)
-    dense_l1 = problem.objective == "l1" and problem.structure == "dense"
-    if proximal is None:
-        proximal = PROXIMAL_PASSES if dense_l1 and not extrapolate and not continuation \
-            else 0
-    proximal = int(proximal)
-    if proximal:
-        if not dense_l1:
+    if extrapolate or continuation:  # the gamma-growth stages unless proximal is named
+        proximal = 0 if proximal is None else proximal
+        if proximal:
             raise InvalidParameterError(
-                f"proximal recentring is implemented for dense l1 problems (cc, mn with "
-                f"p = 1); this one is {problem.kind} ({problem.objective})")
-        if extrapolate:
-            raise InvalidParameterError("proximal recentring and extrapolate=True exclude "
-                                        "each other")
-        if continuation:
-            raise InvalidParameterError("proximal recentring replaces the continuation in "
-                                        "gamma; pass one of them")
-        extrapolate, gamma_growth = False, 1.0
-        gamma = PROXIMAL_GAMMA if gamma is None else gamma
+                "proximal recentring excludes extrapolate=True and the continuation in "
+                "gamma; pass one of them")
+    proximal, gamma, gamma_growth = P.resolve(problem, proximal, P.DYKSTRA_PASSES, ("dense",),
+                                              gamma, gamma_growth)
+    extrapolate = False if proximal else extrapolate
     st = S.setup(problem, gamma, lam, order)
     gammas = S.continuation_gammas(continuation, st)
     n = problem.n
@@ -395,8 +372,7 @@ def drive(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, order, blo
     strategy.stage_start = counters["iteration"]
     lp_stage = LPStage(problem, tol=tol, gap_tol=gap_tol, polish=polish,
                        gamma_growth=gamma_growth, threads=want, max_memory=max_memory)
-    if proximal and polish is not False:
-        lp_stage.max_rows = PROXIMAL_POLISH_ROWS
+    P.start(lp_stage, counters, proximal, None)
     strategy.floor = lp_stage.floor
     out = iterate(strategy, problem, lp_stage, counters, tol=tol, gap_tol=gap_tol,
                   max_iter=max_iter, time_limit=time_limit, callback=callback, threads=want,

@@ -19,8 +19,9 @@ from ..exceptions import InvalidParameterError
 from ..result import Status
 from . import _checkpoint, _regularised
 from . import _pf_oracles as O
+from . import _proximal as P
 from ._pf_checkpoint import read_checkpoint, resumed_counters, write_checkpoint
-from .core.driver import Answer, Measure, Strategy, iterate
+from .core.driver import Answer, Candidate, Measure, Strategy, iterate
 from .core.stage import LPStage
 
 __all__ = ["ProjectForgetState", "ProjectForgetStrategy", "drive", "setup", "violation_bound",
@@ -117,7 +118,6 @@ def certify_iterate(problem, st, dual, neg_bty, deadline=None):
     return certify(problem, RegularisedIterate(
         st.x, st.f, st.w, st.gamma, dual, neg_bty, st.lam, st.raised,
         target), deadline=deadline)
-
 
 
 _PAIR_KEYS = ("x", "winv", "f", "delta")
@@ -359,17 +359,12 @@ class ProjectForgetStrategy(Strategy):
         if st.shift_x is None:
             primal, dual = objectives(st, self.active)
             return primal, dual, _regularised.rel_gap(primal, dual, self.floor)
-        bz = self.active.bz() + _regularised.pair_bz(st)
-        primal, dual, prox = _regularised.centred_objectives(st, bz)
-        return primal, dual, (abs(primal - dual) + prox) / max(
-            abs(primal), abs(dual), self.floor, 1e-300)
+        return P.centred_values(st, self.active.bz() + _regularised.pair_bz(st), self.floor)
 
-    def _certify(self, dual, neg_bty, deadline):
-        st = self.st
-        if st.shift_x is not None:  # the same duals' iterate of the QP centred at d
-            st = _regularised.implied_state(st)
-            _, dual, neg_bty = objectives(st, self.active, with_neg_bty=True)
-        return certify_iterate(self.problem, st, dual, neg_bty, deadline)
+    def _certified(self):
+        """``(state, QP dual, -b'y)`` certified (recentred: :func:`._regularised.implied_state`)."""
+        st = self.st if self.st.shift_x is None else _regularised.implied_state(self.st)
+        return (st, *objectives(st, self.active, with_neg_bty=True)[1:])
 
     def stage_x(self):
         return current_x(self.st, self.mode, self.problem.n)
@@ -379,12 +374,15 @@ class ProjectForgetStrategy(Strategy):
         :func:`._sc_paths.repair_by_paths`) when its QP objective is within ``gap_tol`` of
         the QP dual, as dykstra's metric repair test (the violation of project-forget's
         sparsest-cut iterates can hover above ``tol`` long after the QP gap holds)."""
+        if self.proximal:  # the repaired iterate, for the stage to certify
+            x = P.repaired(self.problem, m.violation, self.stage_x, self.violation, self.tol,
+                           self.mode == "dense")
+            return None if x is None else Candidate(x, " (x repaired to exact feasibility)",
+                                                    dict(repaired=True))
         if self.mode != "dense" or self.problem.sum_value is None or self.gap_tol is None:
             return None
         from . import _sc_paths
         from ._layouts import packed_to_diagonal
-        from .core.driver import Candidate
-
         if self._paths is None:
             self._paths = _sc_paths.applies(self.problem)
         if not self._paths:
@@ -399,8 +397,7 @@ class ProjectForgetStrategy(Strategy):
         return Candidate(xr, " (x repaired by shortest paths)", dict(repaired=True))
 
     def certify(self, m, deadline):
-        neg_bty = objectives(self.st, self.active, with_neg_bty=True)[2]
-        return self._certify(m.dual, neg_bty, deadline)
+        return certify_iterate(self.problem, *self._certified(), deadline)
 
     def active_rows(self):
         return active_rows(self.active, self.mode, self.problem.n)
@@ -500,10 +497,7 @@ class ProjectForgetStrategy(Strategy):
         self.close()
         # sums over the pairs (any common order: the dense layout's too)
         primal, dual, gap = self._qp_values()
-        cst = st  # the iterate certified: of a recentred QP, the implied one
-        if st.shift_x is not None:
-            cst = _regularised.implied_state(st)
-        _, cdual, neg_bty = objectives(cst, self.active, with_neg_bty=True)
+        cst, cdual, neg_bty = self._certified()
         n_active = int(self.active.nc)
         # the answer and the certificate need x, f and the weights only: free the rest
         self.active = self.oracle = self.scanner = None
@@ -542,42 +536,6 @@ class ProjectForgetStrategy(Strategy):
 
 
 # ------------------------------------------------------------------------- the run
-#: ``gamma`` and the polish's largest restricted LP of a proximal run (as dykstra's).
-PROXIMAL_GAMMA, PROXIMAL_POLISH_ROWS = 10.0, 20_000
-#: Oracle calls between two recentrings by default (each call's passes solve the recentred
-#: QP roughly). Jaccard cc at the defaults: polblogs certified 3.5e-4 at 300 s against
-#: 1.1e-2 with gamma growth; ca-GrQc optimal in 83 s against 123-197 s (benchmarks/README.md).
-PROXIMAL_CALLS = 1
-
-
-def proximal_options(problem, proximal, gamma, gamma_growth):
-    """``(proximal, gamma, gamma_growth)`` of a run with ``proximal`` oracle calls between
-    two recentrings (:func:`._regularised.recentre`; 0: none; None: :data:`PROXIMAL_CALLS`
-    for the complete-graph l1 problems, else none): those problems only, at ``gamma`` 10
-    unless given, without growth."""
-    complete_l1 = problem.objective == "l1" and problem.structure in ("dense", "support")
-    proximal = (PROXIMAL_CALLS if complete_l1 else 0) if proximal is None else int(proximal)
-    if not proximal:
-        return 0, gamma, gamma_growth
-    if not complete_l1:
-        raise InvalidParameterError(
-            f"proximal recentring is implemented for the complete-graph l1 problems (cc, "
-            f"mn with p = 1); this one is {problem.kind} ({problem.objective}, "
-            f"{problem.structure})")
-    return proximal, PROXIMAL_GAMMA if gamma is None else gamma, 1.0
-
-
-def start_proximal(strategy, lp_stage, counters, proximal, resume):
-    """Set a proximal run's strategy and stages (a resumed run keeps its own count)."""
-    if resume is not None and counters.get("proximal", 0) != proximal:
-        raise InvalidParameterError(
-            f"checkpoint {resume!r} was written with proximal={counters.get('proximal', 0)}; "
-            f"resume with the same options")
-    counters["proximal"] = strategy.proximal = proximal
-    if proximal:
-        lp_stage.max_rows = PROXIMAL_POLISH_ROWS
-
-
 def drive(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, passes, threads,
           max_memory, callback, checkpoint, checkpoint_every, resume, polish, gamma_growth,
           scheduler, proximal=None, seed=None, verbose=False):
@@ -596,7 +554,8 @@ def drive(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, passes, th
             f"a scheduler runs the shortest-path oracle of sparse (MET(G)) problems on a "
             f"Dask cluster; this problem is {problem.structure}, whose triangle scans stay "
             f"local (see 'Scale' in benchmarks/README.md)")
-    proximal, gamma, gamma_growth = proximal_options(problem, proximal, gamma, gamma_growth)
+    proximal, gamma, gamma_growth = P.resolve(problem, proximal, P.PF_CALLS,
+                                              ("dense", "support"), gamma, gamma_growth)
     st = setup(problem, gamma, lam) if problem.structure != "dense" \
         else setup_layout(problem, gamma, lam)
     oracle, scanner = _oracles(problem, st, tol, nthreads, max_memory, scheduler)
@@ -616,7 +575,8 @@ def drive(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, passes, th
                        gamma_growth=gamma_growth, threads=nthreads, max_memory=max_memory)
     strategy.floor = lp_stage.floor
     strategy.gap_tol = gap_tol
-    start_proximal(strategy, lp_stage, counters, proximal, resume)
+    P.start(lp_stage, counters, proximal, resume, counters.get("proximal"))
+    strategy.proximal = proximal
     return iterate(strategy, problem, lp_stage, counters, tol=tol, gap_tol=gap_tol,
                    max_iter=max_iter, time_limit=time_limit, callback=callback,
                    threads=nthreads, checkpoint=checkpoint, checkpoint_every=checkpoint_every,

@@ -39,6 +39,7 @@ from ..problems._support_scan import (
 from ..problems.support import SupportPoint
 from . import _checkpoint, _regularised
 from . import _pf_oracles as O
+from . import _proximal as P
 from ._pf_checkpoint import (
     read_header,
     read_state,
@@ -46,13 +47,7 @@ from ._pf_checkpoint import (
     resumed_counters,
     write_checkpoint,
 )
-from ._pf_strategy import (
-    ProjectForgetState,
-    ProjectForgetStrategy,
-    pair_pass,
-    proximal_options,
-    start_proximal,
-)
+from ._pf_strategy import ProjectForgetState, ProjectForgetStrategy, pair_pass
 from ._support_kernels import (
     keyed_merge,
     list_keys,
@@ -334,7 +329,8 @@ def drive_support(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, pa
         int(threads), numba.config.NUMBA_NUM_THREADS)
     need = estimate_support_memory(problem)
     check_memory(need, f"project-forget on {problem!r}", max_memory)
-    proximal, gamma, gamma_growth = proximal_options(problem, proximal, gamma, gamma_growth)
+    proximal, gamma, gamma_growth = P.resolve(problem, proximal, P.PF_CALLS,
+                                              ("dense", "support"), gamma, gamma_growth)
     st = setup_support(problem, gamma, lam)
     counters = dict(kind=st.kind, n=st.n, nvar=st.nvar, gamma=st.gamma,
                     gamma_start=st.gamma, iteration=0, seconds=0.0)
@@ -358,7 +354,8 @@ def drive_support(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, pa
                        gamma_growth=gamma_growth, threads=nthreads, max_memory=max_memory)
     strategy.floor = lp_stage.floor
     strategy.remote = remote
-    start_proximal(strategy, lp_stage, counters, proximal, resume)
+    P.start(lp_stage, counters, proximal, resume, counters.get("proximal"))
+    strategy.proximal = proximal
     return iterate(strategy, problem, lp_stage, counters, tol=tol, gap_tol=gap_tol,
                    max_iter=max_iter, time_limit=time_limit, callback=callback,
                    threads=nthreads, checkpoint=checkpoint, checkpoint_every=checkpoint_every,
