@@ -134,30 +134,27 @@ def solve_dykstra(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, or
     problem : MetricProblem
         A dense (``cc``, ``sc``, ``mn``) or edge-structured (``cd``) problem.
     gamma : float or None
-        Regularisation: the QP is ``c'x + (1/2 gamma) x'Wx``. Default 1 for ``cc``,
-        ``mn`` (p = 1) and ``cd``, 5 for ``sc``; ignored for ``mn`` with p = 2.
+        Regularisation: the QP is ``c'x + (1/2 gamma) x'Wx``. Default 10 with ``proximal``,
+        1 for ``cd``, 5 for ``sc``; ignored for ``mn`` with p = 2.
     lam : float or None
         Sparsest cut only: weight of the non-edges in ``W`` (default ``1/n``).
     tol : float, default=1e-6
-        Largest allowed constraint violation of the returned ``x`` (a full O(n^3) check).
+        Largest allowed violation of the returned ``x`` (a full O(n^3) check).
     gap_tol : float, default=1e-4
         Largest allowed certified LP gap ``(c'x - lower_bound) / |lower_bound|`` of an
         ``optimal`` answer, at an ``x`` violating nothing by more than ``tol``. A QP
         stage ends when its own relative gap ``|P - D| / max(|P|, |D|)`` (V §5.3) is
-        within ``gap_tol`` too; then the point is certified (:mod:`.core.stage`), and if
-        the LP gap is missed the run polishes and/or raises ``gamma`` (see ``polish``
-        and ``gamma_growth``). The QP gap is reported as ``qp_gap``.
+        within ``gap_tol`` too; then the point is certified (:mod:`.core.stage`), else
+        the run goes on (``proximal``, ``polish``, ``gamma_growth``); ``qp_gap``.
     max_iter : int, default=10000
         Passes through all constraints.
     time_limit : float or None
         Seconds; checked after every pass.
     order : {"diagonal", "lexicographic", "parallel"}, default="diagonal"
-        Visiting order of the triangle constraints. ``"diagonal"``: triplets
-        ``(i, i+s1, i+s1+s2)`` grouped by shape (serial, diagonal layout);
-        ``"lexicographic"``: ``i < j < k``, the papers' order (serial, packed layout);
-        ``"parallel"`` (alias ``"blocked"``): the conflict-free anti-diagonal block
-        schedule with two logical workers, run on ``threads`` threads (the result does
-        not depend on the thread count).
+        Visiting order of the triangle constraints. ``"diagonal"``: triplets ``(i, i+s1,
+        i+s1+s2)`` by shape (serial); ``"lexicographic"``: ``i < j < k``, the papers'
+        (serial); ``"parallel"`` (``"blocked"``): the conflict-free anti-diagonal block
+        schedule on ``threads`` threads (the result does not depend on their count).
     block : int or None
         Block width: s1-block of the diagonal order (default 16), node block of the
         parallel order (default ``min(64, max(8, n // 8))``).
@@ -223,12 +220,9 @@ def solve_dykstra(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, or
         is below 1e-2 at a full check, otherwise at the end of a converged QP stage that
         misses ``gap_tol``; once per ``gamma``. ``"auto"``: when the restricted LP fits in memory, except
         for sparsest cut (its restricted LP needed over 30 separation rounds on jazz and
-        USAir97, where gamma growth certifies a gap of 1e-5 in 1.5 s and 9 s). Jaccard
-        ``cc``, 2 threads: lesmis and football reach the LP optimum (relative error
-        below 1e-12) in about 0.15 s (30 passes and 4 polish rounds), the QP at
-        ``gamma = 1`` being 9.5% and 6.3% above it. Once a polish has reached the LP
-        optimum it is not repeated. Unless False, a rounding within ``gap_tol`` of the
-        bound may be the answer (an integral LP point, :mod:`.core.integral`).
+        USAir97, where gamma growth certifies a gap of 1e-5 in 1.5 s and 9 s). Once a
+        polish has reached the LP optimum it is not repeated. Unless False, a rounding
+        within ``gap_tol`` of the bound may be the answer (:mod:`.core.integral`).
     gamma_growth : float, default=10.0
         Factor by which ``gamma`` grows when a converged QP stage misses ``gap_tol``
         and the polish did not close it; the duals (and ``x - delta``, ``f``) are scaled
@@ -236,17 +230,11 @@ def solve_dykstra(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, or
         (exact regularisation: beyond some ``gamma`` the QP solution is an LP
         solution). ``gamma`` stops growing at ``1e8``.
     proximal : int or None
-        Dense l1 objectives (``cc``, ``mn`` with p = 1): every ``proximal`` passes the
-        QP's centre moves to the iterate, keeping the duals
-        (:func:`._regularised.recentre`): the proximal point method on the LP, which
-        reaches an LP solution at a fixed ``gamma`` (default 10 here; no growth, no
-        extrapolation, and no polish unless ``polish=True``). The certificate is that of
-        the same duals in the QP centred at the targets, a bound on the LP whatever the
-        centre. Default (None): 5 for those problems unless ``extrapolate`` or
-        ``continuation`` is asked for; 0: off. Jaccard ``cc``, one thread:
-        celegans_metabolic 269 -> 23 s, celegansneural 294 -> 29 s
-        (``benchmarks/bench_proximal.py``).
-        (Rockafellar 1976, Monotone operators and the proximal point algorithm.)
+        Dense l1 objectives (``cc``, ``mn`` with p = 1): passes between two recentrings of
+        the QP at the iterate, keeping the duals (:mod:`._proximal`): the proximal point
+        method on the LP at ``gamma`` 10 (no growth, no extrapolation, polish from at most
+        20,000 rows), certified from the same duals. None: 5 for those problems unless
+        ``extrapolate`` or ``continuation`` is asked for; 0: off.
     continuation : bool, sequence of float, or None
         Warm start along the regularisation path: first solve the QP with ``gamma``
         times each fraction (increasing, in (0, 1); ``True``: the fractions
