@@ -9,6 +9,7 @@ from metricopt.io import read_graph
 from metricopt.problems import build_problem
 from metricopt.solvers import _dykstra_state as S
 from metricopt.solvers import _regularised
+from metricopt.solvers import _proximal as P
 from metricopt.solvers._constraint_kernels import centred_sums, centred_sums_reference
 from metricopt.solvers._dykstra_strategy import _certify_implied
 from metricopt.solvers.dykstra import solve_dykstra
@@ -73,12 +74,12 @@ def test_a_proximal_run_reaches_the_lp(weights):
     problem = build_problem("cc", read_graph("lesmis"), weights=weights)
     lp = exact_lp(problem)
     res = solve_dykstra(problem, gap_tol=1e-6, polish=False)
-    assert res["gamma"] == 10.0  # the proximal default
+    assert res["gamma"] == P.DYKSTRA_GAMMA  # the proximal default
     assert res["status"] == 0, res["message"]
     assert res["lower_bound"] <= lp * (1 + 1e-9) + 1e-9
     assert res["fun"] >= lp * (1 - 1e-9) - 1e-9
     assert (res["fun"] - res["lower_bound"]) <= 1e-6 * res["lower_bound"]
-    assert all(h["gamma"] == 10.0 for h in res["history"])  # no growth
+    assert all(h["gamma"] == P.DYKSTRA_GAMMA for h in res["history"])  # no growth
 
 
 def test_proximal_options_are_checked(karate):
@@ -116,7 +117,7 @@ def test_a_proximal_project_forget_run_reaches_the_lp(name, layout):
     res = solve_project_forget(build_problem("cc", g, layout=layout), gap_tol=1e-6,
                                polish=False, threads=1)
     assert res["status"] == 0, res["message"]
-    assert res["gamma"] == 10.0 and all(h["gamma"] == 10.0 for h in res["history"])
+    assert res["gamma"] == P.PF_GAMMA and all(h["gamma"] == P.PF_GAMMA for h in res["history"])
     assert res["lower_bound"] <= lp * (1 + 1e-9) + 1e-9
     # the contract: within tol (its point may sit below the LP by what tol allows)
     assert res["max_violation"] <= 1e-4 and res["fun"] >= res["lower_bound"]

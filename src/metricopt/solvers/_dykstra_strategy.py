@@ -331,7 +331,7 @@ def drive(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, order, blo
                 "proximal recentring excludes extrapolate=True and the continuation in "
                 "gamma; pass one of them")
     proximal, gamma, gamma_growth = P.resolve(problem, proximal, P.DYKSTRA_PASSES, ("dense",),
-                                              gamma, gamma_growth)
+                                              gamma, gamma_growth, P.DYKSTRA_GAMMA)
     extrapolate = False if proximal else extrapolate
     st = S.setup(problem, gamma, lam, order)
     gammas = S.continuation_gammas(continuation, st)

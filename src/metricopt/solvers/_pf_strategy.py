@@ -554,8 +554,8 @@ def drive(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, passes, th
             f"a scheduler runs the shortest-path oracle of sparse (MET(G)) problems on a "
             f"Dask cluster; this problem is {problem.structure}, whose triangle scans stay "
             f"local (see 'Scale' in benchmarks/README.md)")
-    proximal, gamma, gamma_growth = P.resolve(problem, proximal, P.PF_CALLS,
-                                              ("dense", "support"), gamma, gamma_growth)
+    proximal, gamma, gamma_growth = P.resolve(problem, proximal, P.PF_CALLS, ("dense", "support"),
+                                              gamma, gamma_growth, P.PF_GAMMA)
     st = setup(problem, gamma, lam) if problem.structure != "dense" \
         else setup_layout(problem, gamma, lam)
     oracle, scanner = _oracles(problem, st, tol, nthreads, max_memory, scheduler)

@@ -11,13 +11,16 @@ the measurements behind the defaults.
 
 from ..exceptions import InvalidParameterError
 
-__all__ = ["GAMMA", "POLISH_ROWS", "DYKSTRA_PASSES", "PF_CALLS", "REPAIR_VIOLATION",
+__all__ = ["DYKSTRA_GAMMA", "PF_GAMMA", "POLISH_ROWS", "DYKSTRA_PASSES", "PF_CALLS", "REPAIR_VIOLATION",
            "resolve", "start", "centred_values", "repaired"]
 
-#: ``gamma`` of a proximal run unless given: Jaccard cc adjnoun, dykstra recentred every 5
+#: ``gamma`` of a proximal dykstra run unless given. Jaccard cc adjnoun, recentred every 5
 #: passes, reached the LP (1e-12) in 550 passes at 10, was at 1.8e-3 after 1,000 at 0.3 and
-#: 3.1e-3 at 100.
-GAMMA = 10.0
+#: 3.1e-3 at 100; on the graphs of 300-500 nodes 3 certifies sooner than 10 (Erdos991
+#: 1e-4 in 60 s against 2.5e-4 at 120 s; "Proximal recentring" in benchmarks/README.md).
+DYKSTRA_GAMMA = 3.0
+#: ``gamma`` of a proximal project-forget run unless given (polblogs, ca-GrQc, ca-HepTh).
+PF_GAMMA = 10.0
 #: The largest restricted LP a proximal run polishes: the recentred QPs reach the LP
 #: themselves, faster than the polish of celegansneural's and USAir97's 70,000-80,000 rows
 #: (30-90 s a round); lesmis' few thousand rows give its exact LP in a second.
@@ -34,10 +37,10 @@ PF_CALLS = 1
 REPAIR_VIOLATION = 100.0
 
 
-def resolve(problem, proximal, default, structures, gamma, gamma_growth):
+def resolve(problem, proximal, default, structures, gamma, gamma_growth, default_gamma):
     """``(proximal, gamma, gamma_growth)`` of a run: ``proximal`` (None: ``default`` for the
-    l1 problems of ``structures``, else 0; 0: off) checked, and at ``gamma`` :data:`GAMMA`
-    unless given, without growth when on."""
+    l1 problems of ``structures``, else 0; 0: off) checked, and at ``gamma``
+    (``default_gamma`` unless given), without growth when on."""
     applies = problem.objective == "l1" and problem.structure in structures
     proximal = (default if applies else 0) if proximal is None else int(proximal)
     if not proximal:
@@ -47,7 +50,7 @@ def resolve(problem, proximal, default, structures, gamma, gamma_growth):
             f"proximal recentring is implemented for the complete-graph l1 problems (cc, "
             f"mn with p = 1; {' or '.join(structures)}); this one is {problem.kind} "
             f"({problem.objective}, {problem.structure})")
-    return proximal, GAMMA if gamma is None else gamma, 1.0
+    return proximal, default_gamma if gamma is None else gamma, 1.0
 
 
 def start(lp_stage, counters, proximal, resume, saved=None):

@@ -116,7 +116,7 @@ OPTIONS = (
     opt.Option("proximal", "int", low=0, none=True,
                doc="Dense l1 objectives (cc, mn with p = 1): passes between two recentrings "
                    "of the QP at the iterate (proximal point on the LP at a fixed gamma, "
-                   "default gamma 10, no gamma growth, no extrapolation, no polish unless "
+                   "default gamma 3, no gamma growth, no extrapolation, no polish unless "
                    "polish=True); 0: off. Default: 5 for those problems unless extrapolate "
                    "or continuation is asked for, else off."),
 )
