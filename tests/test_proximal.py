@@ -8,8 +8,8 @@ from metricopt.graph import Graph
 from metricopt.io import read_graph
 from metricopt.problems import build_problem
 from metricopt.solvers import _dykstra_state as S
-from metricopt.solvers import _regularised
 from metricopt.solvers import _proximal as P
+from metricopt.solvers import _regularised
 from metricopt.solvers._constraint_kernels import centred_sums, centred_sums_reference
 from metricopt.solvers._dykstra_strategy import _certify_implied
 from metricopt.solvers.dykstra import solve_dykstra
@@ -80,6 +80,32 @@ def test_a_proximal_run_reaches_the_lp(weights):
     assert res["fun"] >= lp * (1 - 1e-9) - 1e-9
     assert (res["fun"] - res["lower_bound"]) <= 1e-6 * res["lower_bound"]
     assert all(h["gamma"] == P.DYKSTRA_GAMMA for h in res["history"])  # no growth
+
+
+def test_dykstra_takes_the_longer_proximal_step_near_the_lp(tmp_path):
+    """Once a certified gap of at most LATE_GAP is measured, dykstra's default gamma grows
+    to DYKSTRA_LATE_GAMMA, once (duals rescaled exactly); the bound stays below the exact
+    LP and reaches it; a checkpoint after the switch resumes to the same answer; a given
+    gamma stays."""
+    problem = build_problem("cc", read_graph("dolphins"))
+    lp = exact_lp(problem)
+    opts = dict(gap_tol=1e-6, polish=False, check_every=1)
+    res = solve_dykstra(problem, **opts)
+    gammas = [h["gamma"] for h in res["history"]]
+    switch = gammas.index(P.DYKSTRA_LATE_GAMMA)
+    assert set(gammas[:switch]) == {P.DYKSTRA_GAMMA}
+    assert set(gammas[switch:]) == {P.DYKSTRA_LATE_GAMMA}
+    assert res["history"][switch - 1]["gap"] <= P.LATE_GAP
+    assert res["status"] == 0, res["message"]
+    assert res["lower_bound"] <= lp * (1 + 1e-9) + 1e-9
+    assert res["fun"] - res["lower_bound"] <= 1e-6 * res["lower_bound"]
+    path = str(tmp_path / "ck.npz")
+    solve_dykstra(problem, max_iter=switch + 3, checkpoint=path, **opts)
+    again = solve_dykstra(problem, resume=path, **opts)
+    assert again["nit"] == res["nit"]
+    np.testing.assert_array_equal(again["x"], res["x"])
+    given = solve_dykstra(problem, gamma=P.DYKSTRA_GAMMA, max_iter=switch + 20, **opts)
+    assert {h["gamma"] for h in given["history"]} == {P.DYKSTRA_GAMMA}
 
 
 def test_proximal_options_are_checked(karate):

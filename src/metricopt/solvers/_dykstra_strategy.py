@@ -33,7 +33,7 @@ class DykstraStrategy(Strategy):
 
     def __init__(self, problem, st, *, order, block, bufs, interleave, gammas, stage,
                  counters, options, check_every, tol, gap_tol, repair, round_digits,
-                 extrapolate, checkpoint, digest, proximal=0):
+                 extrapolate, checkpoint, digest, proximal=0, late_gamma=0.0):
         self.problem, self.st = problem, st
         self.order, self.block, self.bufs, self.interleave = order, block, bufs, interleave
         self.gammas, self.stage, self.counters = gammas, stage, counters
@@ -47,6 +47,7 @@ class DykstraStrategy(Strategy):
         # wait for the stage
         self.early_polish = problem.objective == "l1"
         self.proximal = int(proximal or 0)  # passes between two recentrings (0: never)
+        self.late_gamma = late_gamma  # a proximal run's gamma from a gap of P.LATE_GAP
         self.stage_start = 0
         self.floor = 0.0
         self.primal = self.dual = self.qp_gap = self.neg_bty = np.nan
@@ -128,6 +129,8 @@ class DykstraStrategy(Strategy):
 
     def after(self, m, outcome, loop):
         st, it = self.st, loop.it
+        if st.gamma < self.late_gamma and outcome.lp_gap <= P.LATE_GAP:
+            outcome.next_gamma = self.late_gamma  # the longer proximal step, once
         if outcome.next_gamma is not None:
             S.rescale(st, outcome.next_gamma)
             self.moved = True
@@ -269,13 +272,13 @@ def _qp_primal_of_packed(st, xr):
     else:
         xl[:] = xr
     e = xl if st.delta is None else xl - st.delta
-    quad = _regularised.wdot(st.w, e, e)
     if st.shift_x is not None:  # the recentred QP (l1)
         cx, cf = _regularised.centre(st)
         ex, ef = xl - cx, np.abs(e) - cf
         quad = _regularised.wdot(st.w, ex, ex) + _regularised.wdot(st.w, ef, ef)
-        lin = _regularised.wdot(st.w, np.abs(e), None)
-    elif st.f is not None:
+        return _regularised.wdot(st.w, np.abs(e), None) + quad / (2 * g)
+    quad = _regularised.wdot(st.w, e, e)
+    if st.f is not None:
         quad *= 2.0
         lin = _regularised.wdot(st.w, np.abs(e), None)
     elif st.cost is not None:
@@ -330,6 +333,7 @@ def drive(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, order, blo
             raise InvalidParameterError(
                 "proximal recentring excludes extrapolate=True and the continuation in "
                 "gamma; pass one of them")
+    late_gamma = P.DYKSTRA_LATE_GAMMA if gamma is None else 0.0
     proximal, gamma, gamma_growth = P.resolve(problem, proximal, P.DYKSTRA_PASSES, ("dense",),
                                               gamma, gamma_growth, P.DYKSTRA_GAMMA)
     extrapolate = False if proximal else extrapolate
@@ -368,7 +372,7 @@ def drive(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, order, blo
         gammas=gammas, stage=stage, counters=counters, options=options,
         check_every=check_every, tol=tol, gap_tol=gap_tol, repair=repair,
         round_digits=round_digits, extrapolate=extrapolate, checkpoint=checkpoint,
-        digest=digest, proximal=proximal)
+        digest=digest, proximal=proximal, late_gamma=late_gamma if proximal else 0.0)
     strategy.stage_start = counters["iteration"]
     lp_stage = LPStage(problem, tol=tol, gap_tol=gap_tol, polish=polish,
                        gamma_growth=gamma_growth, threads=want, max_memory=max_memory)

@@ -115,10 +115,10 @@ OPTIONS = (
     opt.GAMMA_GROWTH,
     opt.Option("proximal", "int", low=0, none=True,
                doc="Dense l1 objectives (cc, mn with p = 1): passes between two recentrings "
-                   "of the QP at the iterate (proximal point on the LP at a fixed gamma, "
-                   "default gamma 3, no gamma growth, no extrapolation, no polish unless "
-                   "polish=True); 0: off. Default: 5 for those problems unless extrapolate "
-                   "or continuation is asked for, else off."),
+                   "of the QP at the iterate (proximal point on the LP: gamma 3, then 10 "
+                   "from a certified gap of 1e-4, unless gamma is given; no extrapolation, "
+                   "no polish unless polish=True); 0: off. Default: 5 for those problems "
+                   "unless extrapolate or continuation is asked for, else off."),
 )
 
 
@@ -134,8 +134,8 @@ def solve_dykstra(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, or
     problem : MetricProblem
         A dense (``cc``, ``sc``, ``mn``) or edge-structured (``cd``) problem.
     gamma : float or None
-        Regularisation: the QP is ``c'x + (1/2 gamma) x'Wx``. Default 10 with ``proximal``,
-        1 for ``cd``, 5 for ``sc``; ignored for ``mn`` with p = 2.
+        The QP is ``c'x + (1/2 gamma) x'Wx``. Default 3 with ``proximal`` (then 10 from a
+        certified gap of 1e-4), 1 for ``cd``, 5 for ``sc``; ignored for ``mn`` with p = 2.
     lam : float or None
         Sparsest cut only: weight of the non-edges in ``W`` (default ``1/n``).
     tol : float, default=1e-6
