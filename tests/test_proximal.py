@@ -74,12 +74,13 @@ def test_a_proximal_run_reaches_the_lp(weights):
     problem = build_problem("cc", read_graph("lesmis"), weights=weights)
     lp = exact_lp(problem)
     res = solve_dykstra(problem, gap_tol=1e-6, polish=False)
-    assert res["gamma"] == P.DYKSTRA_GAMMA  # the proximal default
+    gammas = [h["gamma"] for h in res["history"]]  # the proximal default, then the late one
+    assert gammas[0] == P.DYKSTRA_GAMMA and gammas == sorted(gammas)
+    assert set(gammas) <= {P.DYKSTRA_GAMMA, P.DYKSTRA_LATE_GAMMA}
     assert res["status"] == 0, res["message"]
     assert res["lower_bound"] <= lp * (1 + 1e-9) + 1e-9
     assert res["fun"] >= lp * (1 - 1e-9) - 1e-9
     assert (res["fun"] - res["lower_bound"]) <= 1e-6 * res["lower_bound"]
-    assert all(h["gamma"] == P.DYKSTRA_GAMMA for h in res["history"])  # no growth
 
 
 def test_dykstra_takes_the_longer_proximal_step_near_the_lp(tmp_path):

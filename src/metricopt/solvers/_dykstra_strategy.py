@@ -129,8 +129,7 @@ class DykstraStrategy(Strategy):
 
     def after(self, m, outcome, loop):
         st, it = self.st, loop.it
-        if st.gamma < self.late_gamma and outcome.lp_gap <= P.LATE_GAP:
-            outcome.next_gamma = self.late_gamma  # the longer proximal step, once
+        outcome.next_gamma = P.next_gamma(st.gamma, self.late_gamma, outcome)
         if outcome.next_gamma is not None:
             S.rescale(st, outcome.next_gamma)
             self.moved = True
@@ -333,9 +332,9 @@ def drive(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, order, blo
             raise InvalidParameterError(
                 "proximal recentring excludes extrapolate=True and the continuation in "
                 "gamma; pass one of them")
-    late_gamma = P.DYKSTRA_LATE_GAMMA if gamma is None else 0.0
-    proximal, gamma, gamma_growth = P.resolve(problem, proximal, P.DYKSTRA_PASSES, ("dense",),
-                                              gamma, gamma_growth, P.DYKSTRA_GAMMA)
+    proximal, gamma, gamma_growth, late_gamma = P.resolve(
+        problem, proximal, P.DYKSTRA_PASSES, ("dense",), gamma, gamma_growth, P.DYKSTRA_GAMMA,
+        P.DYKSTRA_LATE_GAMMA)
     extrapolate = False if proximal else extrapolate
     st = S.setup(problem, gamma, lam, order)
     gammas = S.continuation_gammas(continuation, st)
@@ -372,7 +371,8 @@ def drive(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, order, blo
         gammas=gammas, stage=stage, counters=counters, options=options,
         check_every=check_every, tol=tol, gap_tol=gap_tol, repair=repair,
         round_digits=round_digits, extrapolate=extrapolate, checkpoint=checkpoint,
-        digest=digest, proximal=proximal, late_gamma=late_gamma if proximal else 0.0)
+        digest=digest, proximal=proximal,
+        late_gamma=late_gamma)
     strategy.stage_start = counters["iteration"]
     lp_stage = LPStage(problem, tol=tol, gap_tol=gap_tol, polish=polish,
                        gamma_growth=gamma_growth, threads=want, max_memory=max_memory)

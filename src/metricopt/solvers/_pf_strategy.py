@@ -554,8 +554,8 @@ def drive(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, passes, th
             f"a scheduler runs the shortest-path oracle of sparse (MET(G)) problems on a "
             f"Dask cluster; this problem is {problem.structure}, whose triangle scans stay "
             f"local (see 'Scale' in benchmarks/README.md)")
-    proximal, gamma, gamma_growth = P.resolve(problem, proximal, P.PF_CALLS, ("dense", "support"),
-                                              gamma, gamma_growth, P.PF_GAMMA)
+    proximal, gamma, gamma_growth = P.resolve_project_forget(problem, proximal, gamma,
+                                                             gamma_growth)
     st = setup(problem, gamma, lam) if problem.structure != "dense" \
         else setup_layout(problem, gamma, lam)
     oracle, scanner = _oracles(problem, st, tol, nthreads, max_memory, scheduler)
@@ -573,8 +573,7 @@ def drive(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, passes, th
         passes=passes, tol=tol, checkpoint=checkpoint, digest=digest, need=need)
     lp_stage = LPStage(problem, tol=tol, gap_tol=gap_tol, polish=polish,
                        gamma_growth=gamma_growth, threads=nthreads, max_memory=max_memory)
-    strategy.floor = lp_stage.floor
-    strategy.gap_tol = gap_tol
+    strategy.floor, strategy.gap_tol = lp_stage.floor, gap_tol
     P.start(lp_stage, counters, proximal, resume, counters.get("proximal"))
     strategy.proximal = proximal
     return iterate(strategy, problem, lp_stage, counters, tol=tol, gap_tol=gap_tol,

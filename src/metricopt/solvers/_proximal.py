@@ -12,8 +12,8 @@ the measurements behind the defaults.
 from ..exceptions import InvalidParameterError
 
 __all__ = ["DYKSTRA_GAMMA", "DYKSTRA_LATE_GAMMA", "LATE_GAP", "PF_GAMMA", "POLISH_ROWS",
-           "DYKSTRA_PASSES", "PF_CALLS", "REPAIR_VIOLATION",
-           "resolve", "start", "centred_values", "repaired"]
+           "DYKSTRA_PASSES", "PF_CALLS", "REPAIR_VIOLATION", "resolve",
+           "resolve_project_forget", "start", "next_gamma", "centred_values", "repaired"]
 
 #: ``gamma`` of a proximal dykstra run unless given. Jaccard cc adjnoun, recentred every 5
 #: passes, reached the LP (1e-12) in 550 passes at 10, was at 1.8e-3 after 1,000 at 0.3 and
@@ -27,6 +27,9 @@ DYKSTRA_GAMMA = 3.0
 DYKSTRA_LATE_GAMMA = 10.0
 LATE_GAP = 1e-4
 #: ``gamma`` of a proximal project-forget run unless given (polblogs, ca-GrQc, ca-HepTh).
+#: Unlike dykstra's, it stays: Jaccard cc at gap_tol 1e-6, gamma 3 then 10 took Erdos991
+#: 20 -> 53 s and celegans_metabolic 48 -> 63 s (celegansneural 120 -> 94 s); 10 then 30
+#: Erdos991 22 -> 42 s ("Proximal recentring" in benchmarks/README.md).
 PF_GAMMA = 10.0
 #: The largest restricted LP a proximal run polishes: the recentred QPs reach the LP
 #: themselves, faster than the polish of celegansneural's and USAir97's 70,000-80,000 rows
@@ -44,20 +47,31 @@ PF_CALLS = 1
 REPAIR_VIOLATION = 100.0
 
 
-def resolve(problem, proximal, default, structures, gamma, gamma_growth, default_gamma):
-    """``(proximal, gamma, gamma_growth)`` of a run: ``proximal`` (None: ``default`` for the
-    l1 problems of ``structures``, else 0; 0: off) checked, and at ``gamma``
-    (``default_gamma`` unless given), without growth when on."""
+def resolve(problem, proximal, default, structures, gamma, gamma_growth, default_gamma,
+            late_gamma=0.0):
+    """``(proximal, gamma, gamma_growth, late)`` of a run: ``proximal`` (None: ``default``
+    for the l1 problems of ``structures``, else 0; 0: off) checked; when on, ``gamma``
+    (``default_gamma`` unless given) without growth, and ``late``, the gamma taken near the
+    LP (:func:`next_gamma`): ``late_gamma`` unless ``gamma`` was given (0: none)."""
     applies = problem.objective == "l1" and problem.structure in structures
     proximal = (default if applies else 0) if proximal is None else int(proximal)
     if not proximal:
-        return 0, gamma, gamma_growth
+        return 0, gamma, gamma_growth, 0.0
     if not applies:
         raise InvalidParameterError(
             f"proximal recentring is implemented for the complete-graph l1 problems (cc, "
             f"mn with p = 1; {' or '.join(structures)}); this one is {problem.kind} "
             f"({problem.objective}, {problem.structure})")
-    return proximal, default_gamma if gamma is None else gamma, 1.0
+    if gamma is not None:
+        return proximal, gamma, 1.0, 0.0
+    return proximal, default_gamma, 1.0, float(late_gamma)
+
+
+def resolve_project_forget(problem, proximal, gamma, gamma_growth):
+    """:func:`resolve` with project-forget's defaults (dense and support-sized layouts;
+    ``gamma`` stays): ``(proximal, gamma, gamma_growth)``."""
+    return resolve(problem, proximal, PF_CALLS, ("dense", "support"), gamma, gamma_growth,
+                   PF_GAMMA)[:3]
 
 
 def start(lp_stage, counters, proximal, resume, saved=None):
@@ -71,6 +85,15 @@ def start(lp_stage, counters, proximal, resume, saved=None):
     counters["proximal"] = proximal
     if proximal:
         lp_stage.max_rows = POLISH_ROWS
+
+
+def next_gamma(gamma, late, outcome):
+    """The stage outcome's ``next_gamma``, or ``late`` once a certified gap of at most
+    :data:`LATE_GAP` is measured at a smaller ``gamma`` (the duals are then rescaled
+    exactly, as for the growth of the gamma-growth stages)."""
+    if gamma < late and outcome.lp_gap <= LATE_GAP:
+        return late
+    return outcome.next_gamma
 
 
 def centred_values(st, bz, floor):

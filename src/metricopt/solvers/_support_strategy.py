@@ -329,8 +329,8 @@ def drive_support(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, pa
         int(threads), numba.config.NUMBA_NUM_THREADS)
     need = estimate_support_memory(problem)
     check_memory(need, f"project-forget on {problem!r}", max_memory)
-    proximal, gamma, gamma_growth = P.resolve(problem, proximal, P.PF_CALLS, ("dense", "support"),
-                                              gamma, gamma_growth, P.PF_GAMMA)
+    proximal, gamma, gamma_growth = P.resolve_project_forget(problem, proximal, gamma,
+                                                             gamma_growth)
     st = setup_support(problem, gamma, lam)
     counters = dict(kind=st.kind, n=st.n, nvar=st.nvar, gamma=st.gamma,
                     gamma_start=st.gamma, iteration=0, seconds=0.0)
