@@ -151,6 +151,26 @@ def test_a_proximal_project_forget_run_reaches_the_lp(name, layout):
     assert res["fun"] - res["lower_bound"] <= 1e-6 * res["lower_bound"]
 
 
+@pytest.mark.parametrize("layout", ["dense", "support"])
+def test_project_forget_recentres_within_a_calls_passes(layout, monkeypatch):
+    """Every PF_PASSES passes of a call (the remembered triangles of the dense layout, the
+    active list of the support-sized one) the QP is recentred too: fewer calls, the same
+    LP, a certificate below it; with PF_PASSES = 0 only the calls recentre."""
+    from metricopt.solvers.project_forget import solve_project_forget
+
+    g = read_graph("dolphins")
+    lp = exact_lp(build_problem("cc", g))
+    opts = dict(gap_tol=1e-6, polish=False, threads=1)
+    inner = solve_project_forget(build_problem("cc", g, layout=layout), **opts)
+    monkeypatch.setattr(P, "PF_PASSES", 0)
+    calls_only = solve_project_forget(build_problem("cc", g, layout=layout), **opts)
+    for res in (inner, calls_only):
+        assert res["status"] == 0, res["message"]
+        assert res["lower_bound"] <= lp * (1 + 1e-9) + 1e-9
+        assert res["fun"] - res["lower_bound"] <= 1e-6 * res["lower_bound"]
+    assert inner["nit"] < calls_only["nit"]
+
+
 def test_project_forget_refuses_proximal_where_it_does_not_apply(karate):
     from metricopt.solvers.project_forget import solve_project_forget
 

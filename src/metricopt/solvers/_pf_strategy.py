@@ -21,6 +21,7 @@ from . import _checkpoint, _regularised
 from . import _pf_oracles as O
 from . import _proximal as P
 from ._pf_checkpoint import read_checkpoint, resumed_counters, write_checkpoint
+from ._pf_passes import dense_passes, list_passes, pair_pass
 from .core.driver import Answer, Candidate, Measure, Strategy, iterate
 from .core.stage import LPStage
 
@@ -75,23 +76,6 @@ def setup_layout(problem, gamma, lam):
     return st
 
 
-def pair_pass(st):
-    """One pass over the per-variable constraints (dense duals, never forgotten)."""
-    from ._constraint_kernels import pair_pass, pair_pass_weights, sum_step
-
-    x, f = st.x, st.f
-    step, scale = (pair_pass, st.winv) if st.winv is not None \
-        else (pair_pass_weights, st.w)
-    _, _, vmax, smax = step(
-        x, scale, f if f is not None else x,
-        st.delta if st.delta is not None else x, st.z_pair, st.lower,
-        st.upper, f is not None, st.has_lower, st.has_upper)
-    if st.sum_value is not None:
-        st.z_sum, a, m = sum_step(x, st.winv, st.z_sum, float(st.sum_value))
-        vmax, smax = max(vmax, a), max(smax, m)
-    return float(vmax), float(smax)
-
-
 def objectives(st, active, with_neg_bty=False):
     """QP primal and dual values of the current iterate (:func:`._regularised.objectives`;
     with ``with_neg_bty`` also ``-b'y``), from the active list's and the pairs' duals."""
@@ -118,58 +102,6 @@ def certify_iterate(problem, st, dual, neg_bty, deadline=None):
     return certify(problem, RegularisedIterate(
         st.x, st.f, st.w, st.gamma, dual, neg_bty, st.lam, st.raised,
         target), deadline=deadline)
-
-
-_PAIR_KEYS = ("x", "winv", "f", "delta")
-
-def dense_passes(st, active, k_max, budget, deadline):
-    """Projection passes over the remembered triangles and their pairs only.
-
-    The pairs that occur in the list are gathered into contiguous arrays
-    (:func:`._pf_list.localise`); each pass projects the list, then the per-pair
-    constraints of those pairs, then forgets. The other pairs' constraints do not
-    interact with the list; they get one pass per outer iteration (the caller's full
-    pair pass). Stops after ``k_max`` passes, once the passes' work
-    (:func:`O.pass_work`) reaches ``budget`` (at least 2 passes), at ``deadline``, or
-    when a pass changes no dual by more than ``1e-13`` (relative).
-
-    Returns ``(active, passes, smax)``.
-    """
-    from ._pf_list import globalise, localise
-
-    if active.nc == 0:
-        return active, 0, 0.0
-    used, la, lb, lc = localise(active.ta, active.tb, active.tc, active.nc, st.nvar)
-    # the pairs of the list, gathered: a state of their own (no sum row among them)
-    sub = dataclasses.replace(
-        st, sum_value=None, z_pair=np.ascontiguousarray(st.z_pair[:, used]), shift_x=None,
-        shift_f=None,
-        **{k: (None if getattr(st, k) is None else getattr(st, k)[used]) for k in _PAIR_KEYS})
-    if sub.winv is None:
-        sub.winv = 1.0 / st.w[used]
-    lst = O.TriangleList(la, lb, lc, active.z[: active.nc].copy(), active.nc)
-    scale = max(1.0, float(np.max(np.abs(sub.x))))
-    smax_all = 0.0
-    work = 0.0
-    p = 0
-    while p < k_max:
-        work += O.pass_work(lst.nc, used.shape[0])
-        _, smax, _ = lst.project(sub.x, sub.winv)
-        _, s2 = pair_pass(sub)
-        lst.forget()
-        p += 1
-        smax_all = max(smax_all, smax, s2)
-        if max(smax, s2) <= 1e-13 * scale:
-            break
-        if (deadline is not None and time.perf_counter() >= deadline) or \
-                (p >= 2 and work >= budget):
-            break
-    st.x[used] = sub.x
-    if st.f is not None:
-        st.f[used] = sub.f
-    st.z_pair[:, used] = sub.z_pair
-    ta, tb, tc = globalise(used, lst.ta, lst.tb, lst.tc, lst.nc)
-    return O.TriangleList(ta, tb, tc, lst.z[: lst.nc].copy(), lst.nc), p, smax_all
 
 
 def peak_rss():
@@ -434,34 +366,25 @@ class ProjectForgetStrategy(Strategy):
         return True
 
     def _passes(self, loop, active):
-        """The projection passes that follow the oracle call."""
+        """The projection passes that follow the oracle call (:mod:`._pf_passes`)."""
         st, passes = self.st, self.passes
+        every = P.PF_PASSES if self.proximal else 0
         if self.oracle is None and st.sum_value is None:
             # every pair's own constraints once, then passes over the remembered
             # triangles and their pairs only
             _, s_pairs = pair_pass(st)
             self.active, self.npass, smax_all = dense_passes(
                 st, active, passes if passes is not None else 1000,
-                self.scan_work if passes is None else np.inf, loop.deadline)
+                self.scan_work if passes is None else np.inf, loop.deadline, every)
             self.smax_all = max(smax_all, s_pairs)
             return
         if self.oracle is not None:
             active.append(self.off, self.mem, self.kind)
-        # projection passes over the active list, forgetting after each (Alg. 7)
         k = passes if passes is not None else (5 * min(loop.it, 15) if self.oracle is not None
                                                else 1000)
-        work = 0.0
-        for p in range(k):
-            work += O.pass_work(active.nc, st.nvar)
-            _, smax, _ = active.project(st.x, st.winv)
-            _, s2 = pair_pass(st)
-            active.forget()
-            self.smax_all = max(self.smax_all, smax, s2)
-            self.npass = p + 1
-            if loop.deadline is not None and time.perf_counter() >= loop.deadline:
-                break
-            if passes is None and self.oracle is None and p >= 1 and work >= self.scan_work:
-                break
+        budget = self.scan_work if passes is None and self.oracle is None else np.inf
+        self.npass, smax_all = list_passes(st, active, k, budget, loop.deadline, every)
+        self.smax_all = max(self.smax_all, smax_all)
 
     def record(self, m, outcome, loop):
         self.viol = outcome.violation

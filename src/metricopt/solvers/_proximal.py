@@ -12,7 +12,7 @@ the measurements behind the defaults.
 from ..exceptions import InvalidParameterError
 
 __all__ = ["DYKSTRA_GAMMA", "DYKSTRA_LATE_GAMMA", "LATE_GAP", "PF_GAMMA", "POLISH_ROWS",
-           "DYKSTRA_PASSES", "PF_CALLS", "REPAIR_VIOLATION", "resolve",
+           "DYKSTRA_PASSES", "PF_CALLS", "PF_PASSES", "REPAIR_VIOLATION", "resolve",
            "resolve_project_forget", "start", "next_gamma", "centred_values", "repaired"]
 
 #: ``gamma`` of a proximal dykstra run unless given. Jaccard cc adjnoun, recentred every 5
@@ -42,6 +42,8 @@ DYKSTRA_PASSES = 5
 #: solve the recentred QP roughly). Jaccard cc at the defaults: polblogs certified 3.5e-4
 #: at 300 s against 1.1e-2 with gamma growth; ca-GrQc optimal in 83 s against 123-197 s.
 PF_CALLS = 1
+#: ... and within a call's passes, the passes between two recentrings (as dykstra's).
+PF_PASSES = 5
 #: project-forget offers its iterate repaired to exact feasibility as the stage's point
 #: when its violation is at most this many times ``tol``.
 REPAIR_VIOLATION = 100.0

@@ -12,7 +12,7 @@ One oracle call is the support scan of :mod:`metricopt.problems._support_scan`, 
 ``O(wedges of the pairs below 1)``: it returns the exact largest violation and every
 inequality violated by more than ``0.01 tol``; a bulk pair among their sides joins the
 run's pairs at its fixed point. Then the passes of the dense mode
-(:func:`._pf_strategy.dense_passes`): one over every pair's own rows, then over the
+(:func:`._pf_passes.dense_passes`): one over every pair's own rows, then over the
 remembered triangles and their pairs only, until they have done the scan's work. The
 loop, stages, limits and records are the core's (:mod:`.core.driver`).
 
@@ -47,7 +47,8 @@ from ._pf_checkpoint import (
     resumed_counters,
     write_checkpoint,
 )
-from ._pf_strategy import ProjectForgetState, ProjectForgetStrategy, pair_pass
+from ._pf_passes import pair_pass
+from ._pf_strategy import ProjectForgetState, ProjectForgetStrategy
 from ._support_kernels import (
     keyed_merge,
     list_keys,

@@ -90,8 +90,9 @@ __all__ = ["ProjectForgetSolver", "solve_project_forget"]
 # ------------------------------------------------------------------------ driver
 #: The options of :func:`solve_project_forget`, declared once (:mod:`.core.options`).
 OPTIONS = (
-    opt.GAMMA.replace(doc="Regularisation c'x + (1/2 gamma) x'Wx: default 1 (cc, mn p = 1, "
-                          "cd), 5 (sc); ignored for mn with p = 2."),
+    opt.GAMMA.replace(doc="Regularisation c'x + (1/2 gamma) x'Wx: default 10 with proximal "
+                          "(cc, mn p = 1), else 1 (cd, and those with proximal=0), 5 (sc); "
+                          "ignored for mn with p = 2."),
     opt.LAM.replace(doc="Sparsest cut: weight of the non-edges in W (default 1/n)."),
     opt.TOL.replace(default=1e-4, doc="Largest allowed violation of any constraint by the "
                                       "returned x (measured exactly)."),
@@ -129,7 +130,8 @@ OPTIONS = (
                doc="Complete-graph l1 problems (cc, mn with p = 1; dense or support-sized): "
                    "oracle calls between two recentrings of the QP at the iterate (proximal "
                    "point on the LP at a fixed gamma, default gamma 10, no growth; polish "
-                   "of at most 20,000 rows). 0: off. Default: 1 for those problems."),
+                   "of at most 20,000 rows); a call's passes recentre every 5 passes too. "
+                   "0: off. Default: 1 for those problems."),
 )
 
 
@@ -144,8 +146,8 @@ def solve_project_forget(problem, *, gamma, lam, tol, gap_tol, max_iter, time_li
     problem : MetricProblem
         Sparse (MET(G)), edge-list (``cd``) or dense problem.
     gamma : float or None
-        Regularisation ``c'x + (1/2 gamma) x'Wx``: default 1 (``cc``, ``mn`` p = 1, ``cd``),
-        5 (``sc``); ignored for ``mn`` with p = 2.
+        Regularisation ``c'x + (1/2 gamma) x'Wx``: default 10 with ``proximal`` (``cc``,
+        ``mn`` p = 1), else 1 (``cd``), 5 (``sc``); ignored for ``mn`` with p = 2.
     lam : float or None
         Sparsest cut: weight of the non-edges in ``W`` (default ``1/n``).
     tol : float, default=1e-4
@@ -217,9 +219,10 @@ def solve_project_forget(problem, *, gamma, lam, tol, gap_tol, max_iter, time_li
     proximal : int or None
         Complete-graph l1 problems (``cc``, ``mn`` with p = 1, dense or support-sized):
         every ``proximal`` oracle calls the QP's centre moves to the iterate before the
-        passes, keeping the duals (:func:`._regularised.recentre`, as dykstra's): the
-        proximal point method on the LP at a fixed ``gamma`` (default 10 here; no growth;
-        the polish only from at most 20,000 rows). The bound is certified from the same
+        passes, keeping the duals (:func:`._regularised.recentre`, as dykstra's), and
+        within the passes every 5 passes (:mod:`._pf_passes`): the proximal point method
+        on the LP at a fixed ``gamma`` (default 10 here; no growth; the polish only from at
+        most 20,000 rows). The bound is certified from the same
         duals. Default (None): 1 for those problems, else off; 0: off. Jaccard cc at the
         defaults: polblogs certified 3.5e-4 at 300 s against 1.1e-2, ca-GrQc optimal in
         83 s against 123-197 s (``benchmarks/README.md``).
