@@ -371,8 +371,7 @@ def drive(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, order, blo
         gammas=gammas, stage=stage, counters=counters, options=options,
         check_every=check_every, tol=tol, gap_tol=gap_tol, repair=repair,
         round_digits=round_digits, extrapolate=extrapolate, checkpoint=checkpoint,
-        digest=digest, proximal=proximal,
-        late_gamma=late_gamma)
+        digest=digest, proximal=proximal, late_gamma=late_gamma)
     strategy.stage_start = counters["iteration"]
     lp_stage = LPStage(problem, tol=tol, gap_tol=gap_tol, polish=polish,
                        gamma_growth=gamma_growth, threads=want, max_memory=max_memory)

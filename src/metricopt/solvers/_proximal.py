@@ -5,8 +5,9 @@ Both ``dykstra`` and ``project-forget`` can reach the LP of a complete-graph l1 
 the iterate now and then, keeping the duals (:func:`._regularised.recentre`): the proximal
 point method on the LP at a fixed ``gamma`` (Rockafellar 1976), instead of growing ``gamma``.
 This module resolves the option (how many passes or oracle calls between two recentrings),
-checks it, and sets up a run's stages; ``benchmarks/README.md`` ("Proximal recentring") has
-the measurements behind the defaults.
+checks it, chooses ``gamma`` (dykstra's grows once, near the LP: :func:`next_gamma`), and
+sets up a run's stages; :mod:`._pf_passes` recentres within project-forget's passes.
+``benchmarks/README.md`` ("Proximal recentring") has the measurements behind the defaults.
 """
 
 from ..exceptions import InvalidParameterError
@@ -25,6 +26,7 @@ DYKSTRA_GAMMA = 3.0
 #: (gap_tol 1e-6, one thread: celegans_metabolic 37 s at 10 throughout, 74 s at 3; the
 #: proximal point method with growing steps converges superlinearly, Rockafellar 1976).
 DYKSTRA_LATE_GAMMA = 10.0
+#: The certified gap from which a run takes its late gamma (:func:`next_gamma`).
 LATE_GAP = 1e-4
 #: ``gamma`` of a proximal project-forget run unless given (polblogs, ca-GrQc, ca-HepTh).
 #: Unlike dykstra's, it stays: Jaccard cc at gap_tol 1e-6, gamma 3 then 10 took Erdos991
