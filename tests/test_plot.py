@@ -20,7 +20,7 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 def runs(tmp_path_factory):
     """A 30-pass run, a one-pass run, and a run of another backend."""
     root = tmp_path_factory.mktemp("plot-runs")
-    specs = {"long": ("dykstra", {"max_iter": 30, "polish": False}),
+    specs = {"long": ("dykstra", {"max_iter": 20, "polish": False}),
              "one": ("dykstra", {"max_iter": 1}),
              "pf": ("project-forget", {"max_iter": 4})}
     for name, (method, options) in specs.items():
