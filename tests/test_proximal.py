@@ -151,11 +151,11 @@ def test_a_proximal_project_forget_run_reaches_the_lp(name, layout):
     assert res["fun"] - res["lower_bound"] <= 1e-6 * res["lower_bound"]
 
 
-@pytest.mark.parametrize("layout", ["dense", "support"])
+@pytest.mark.parametrize("layout", ["dense"])
 def test_project_forget_recentres_within_a_calls_passes(layout, monkeypatch):
-    """Every PF_PASSES passes of a call (the remembered triangles of the dense layout, the
-    active list of the support-sized one) the QP is recentred too: fewer calls, the same
-    LP, a certificate below it; with PF_PASSES = 0 only the calls recentre."""
+    """Every PF_PASSES passes of a call over the remembered triangles (dense layout) the QP
+    is recentred too: fewer calls, the same LP, a certificate below it; with PF_PASSES = 0
+    only the calls recentre."""
     from metricopt.solvers.project_forget import solve_project_forget
 
     g = read_graph("dolphins")

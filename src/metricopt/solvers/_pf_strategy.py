@@ -383,7 +383,7 @@ class ProjectForgetStrategy(Strategy):
         k = passes if passes is not None else (5 * min(loop.it, 15) if self.oracle is not None
                                                else 1000)
         budget = self.scan_work if passes is None and self.oracle is None else np.inf
-        self.npass, smax_all = list_passes(st, active, k, budget, loop.deadline, every)
+        self.npass, smax_all = list_passes(st, active, k, budget, loop.deadline)
         self.smax_all = max(self.smax_all, smax_all)
 
     def record(self, m, outcome, loop):
