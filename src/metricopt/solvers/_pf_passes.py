@@ -5,8 +5,9 @@ Each pass projects the remembered rows, then the per-pair rows, then forgets the
 whose dual is zero (PF Alg. 7). In a recentred run (:func:`._regularised.recentre`, the
 proximal point method on the LP) the passes recentre every ``recentre_every`` passes
 (:data:`._proximal.PF_PASSES`; the dense layout's passes over the remembered triangles
-only, not the support-sized layout's), as dykstra's passes do, instead of only before each call's passes: a call's many
-passes otherwise solve one QP far beyond what its centre is worth.
+only, not the support-sized layout's), as dykstra's passes do, instead of only before
+each call's passes: a call's many passes otherwise solve one QP far beyond what its centre
+is worth.
 """
 
 import dataclasses
