@@ -156,6 +156,27 @@ def test_run_workers_finishes_every_started_share_before_raising():
     assert done == [1]
 
 
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_run_workers_starts_no_share_once_stopped(threads):
+    """A stop turned true after a few shares: no further share starts, the ones under
+    way end, and the call answers None."""
+    started = []
+    lock = threading.Lock()
+
+    def work(t):
+        with lock:
+            started.append(t)
+        return t
+
+    def stop():
+        with lock:
+            return len(started) >= 4
+
+    assert _threads.run_workers(work, 50, threads=threads, stop=stop) is None
+    assert 4 <= len(started) <= 4 + threads
+    assert _threads.run_workers(work, 6, threads=threads, stop=lambda: False) == list(range(6))
+
+
 def test_run_workers_nested_runs_inline():
     inner = []
 

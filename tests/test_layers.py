@@ -56,7 +56,7 @@ BACKENDS = {
     "project-forget": ("project_forget", "_pf_oracles", "_pf_strategy", "_pf_checkpoint",
                        "_pf_passes", "_pf_scan", "_pf_list", "_pf_kernels", "_cycle_search",
                        "_dask_oracle", "_support_strategy", "_support_kernels", "_support_polish",
-                       "_dask_support"),
+                       "_dask_support", "_support_local"),
     "lighttouch": ("lighttouch", "_lighttouch_run", "_lighttouch_kernels"),
 }
 

@@ -376,7 +376,7 @@ def test_a_measured_point_is_the_cheapest_within_tol_scanned_cheapest_first(monk
     cheap = x.copy()  # the LP optimum: nothing feasible is cheaper
     dear = np.minimum(x + 0.01, 1.0)
     assert problem.objective_value(dear) > value
-    monkeypatch.setattr(P, "feasible_points", lambda *a: [dict(x=dear), dict(x=cheap)])
+    monkeypatch.setattr(P, "feasible_points", lambda *a, **k: [dict(x=dear), dict(x=cheap)])
     scans = []
     real = type(problem).max_violation
 

@@ -230,3 +230,24 @@ def test_support_closure_refusals(karate):
     assert repair_support(zeros, max_pairs=len(problem.pairs)) is None
     assert len(repair_support(zeros, max_pairs=n_pairs(problem.n)).values) == problem.n * (problem.n - 1) // 2
     assert repair_support(SupportPoint(problem.n, problem.pairs, zeros.values, 0.5)) is None
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_support_closure_on_threads_is_the_serial_closure(threads):
+    """The searches dealt to threads list the serial closure's pairs in its order; a stop
+    before the first share gives up."""
+    from metricopt.datasets import load_bundled
+    from metricopt.problems.support import SupportPoint
+    from metricopt.solvers._repair import repair_support
+
+    problem = build_problem("cc", load_bundled("lesmis"), layout="support")
+    rng = np.random.default_rng(threads)
+    x = SupportPoint(problem.n, problem.pairs, rng.uniform(0, 1.2, len(problem.pairs)), 1.0)
+    serial = repair_support(x, max_pairs=n_pairs(problem.n), threads=1)
+    got = repair_support(x, max_pairs=n_pairs(problem.n), threads=threads)
+    np.testing.assert_array_equal(got.pairs, serial.pairs)
+    np.testing.assert_array_equal(got.values, serial.values)
+    expected = metric_closure(np.clip(x.to_packed(), 0.0, 1.0), x.n)
+    np.testing.assert_allclose(got.to_packed(), expected, rtol=0, atol=1e-12)
+    assert repair_support(x, max_pairs=n_pairs(problem.n), threads=threads,
+                          stop=lambda: True) is None

@@ -129,6 +129,37 @@ def test_scan_shares_concatenate_to_the_whole_scan(seed, k):
     np.testing.assert_array_equal(np.concatenate(parts), rows)
     assert max(w for _, w in counted) == worst
 
+@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_threaded_local_scan_is_the_serial_scan(seed, threads):
+    """The local scan on threads (:mod:`metricopt.solvers._support_local`) finds the rows
+    of one serial scan in its order, and its largest violation, with any thread count."""
+    from metricopt.solvers._support_local import LocalSupportScan
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(4, 60))
+    bulk = float(rng.choice([1.0, 0.7]))
+    low, high = [(0.0, bulk), (-0.2, 1.3 * bulk), (-0.1, 2.5 * bulk)][seed % 3]
+    pi, pj, x = _random_point(rng, n, rng.uniform(0.05, 0.9), low, high)
+    tol = float(rng.choice([0.0, 0.05]))
+    table = pair_table(pair_keys(pi, pj, n))
+    csr = support_neighbours(pi, pj, x, n, bulk)
+    count, worst = scan_support(pi, pj, x, n, bulk, *table, *csr, tol,
+                                np.empty((0, 4), dtype=np.int32))
+    rows = np.empty((count, 4), dtype=np.int32)
+    scan_support(pi, pj, x, n, bulk, *table, *csr, tol, rows)
+    counted = []
+    scan = LocalSupportScan(threads)
+    try:
+        got, got_worst = scan(pi, pj, x, n, bulk, table, csr, tol, check=counted.append)
+        np.testing.assert_array_equal(got, rows)
+        assert got_worst == worst and counted == [count]
+        # a stop asked for before the first share: nothing is scanned, None comes back
+        assert scan(pi, pj, x, n, bulk, table, csr, tol, stop=lambda: True) is None
+    finally:
+        scan.close()
+
+
 def test_pair_table_grows_and_finds_every_key():
     rng = np.random.default_rng(0)
     keys = rng.choice(10**9, 3000, replace=False).astype(np.int64)
@@ -227,6 +258,50 @@ def test_auto_layout_follows_size_and_sparsity():
                          layout="dense").structure == "dense"
     small = community_graph(1500, seed=0)  # below 2,000 nodes: dense
     assert build_problem("cc", small).structure == "dense"
+
+
+def _cliques(sizes, seed=0):
+    """A graph of cliques joined in a ring by one edge each (node labels shuffled)."""
+    rng = np.random.default_rng(seed)
+    edges, start = [], 0
+    for k in sizes:
+        i, j = np.triu_indices(k, 1)
+        edges.append(np.stack([i + start, j + start], 1))
+        start += k
+    heads = np.cumsum([0] + list(sizes[:-1]))
+    edges.append(np.stack([heads, np.roll(heads, -1)], 1))
+    e = np.concatenate(edges)
+    perm = rng.permutation(start)
+    e = np.sort(perm[e], axis=1)
+    return Graph(n=start, edges=np.unique(e, axis=0), labels=np.arange(start))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_near_pairs_are_counted_exactly(seed):
+    """:func:`count_near_pairs` counts the pattern of ``triu(A + A A, 1)``."""
+    import scipy.sparse as sp
+
+    from metricopt.datasets import community_graph
+    from metricopt.problems._support_scan import count_near_pairs
+
+    rng = np.random.default_rng(seed)
+    g = community_graph(int(rng.integers(200, 800)), seed=seed) if seed % 2 \
+        else _cliques(list(rng.integers(2, 30, 20)), seed)
+    a = g.adjacency()
+    want = sp.triu(a + a @ a, k=1).nnz
+    assert count_near_pairs(g) == want
+
+
+def test_auto_layout_counts_pairs_not_wedges():
+    """Cliques: many wedges per pair with a common neighbour. 2,000 nodes in cliques of
+    50: 2.35 million wedges, over 5% of the 2 million pairs, but 49,000 pairs, under it:
+    support-sized (ca-HepPh: 15.4 million wedges, 1.6 million pairs)."""
+    g = _cliques([50] * 40)
+    deg = g.degrees().astype(float)
+    wedges = float(deg @ (deg - 1) / 2)
+    assert g.n == 2000 and wedges > 0.05 * g.n * (g.n - 1) / 2
+    assert build_problem("cc", g).structure == "support"
+    assert build_problem("cc", _cliques([1000, 1000])).structure == "dense"
 
 
 def test_a_named_backend_without_the_layout_keeps_dense():

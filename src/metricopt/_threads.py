@@ -59,7 +59,7 @@ def _pool(size):
         return _POOL
 
 
-def run_workers(work, shares, threads=None):
+def run_workers(work, shares, threads=None, stop=None):
     """Call ``work(t)`` for ``t = 0 .. shares - 1`` on up to ``threads`` threads.
 
     Parameters
@@ -71,11 +71,14 @@ def run_workers(work, shares, threads=None):
     threads : int or None
         Most threads used, the calling one included (default: :func:`thread_count`).
         Calls from a thread of the pool run their shares in that thread.
+    stop : callable or None
+        Asked before each share starts: once true, no further share starts (a time limit
+        or a Ctrl-C waits for the shares under way only).
 
     Returns
     -------
-    list
-        ``work(t)`` for each ``t``, in order.
+    list or None
+        ``work(t)`` for each ``t``, in order; None when ``stop()`` turned true first.
 
     Notes
     -----
@@ -90,16 +93,21 @@ def run_workers(work, shares, threads=None):
     use = 1 if nested else min(shares, thread_count(threads))
     if use <= 1:
         for t in range(shares):
+            if stop is not None and stop():
+                return None
             results[t] = work(t)
         return results
     counter = itertools.count()
-    failed = []
+    failed, halted = [], []
 
     def runner(in_pool):
         if in_pool:
             _LOCAL.in_pool = True
         try:
-            while not failed:
+            while not failed and not halted:
+                if stop is not None and stop():
+                    halted.append(True)
+                    return
                 t = next(counter)
                 if t >= shares:
                     return
@@ -122,4 +130,4 @@ def run_workers(work, shares, threads=None):
                     failed.append(exc)
     if failed:
         raise failed[0]
-    return results
+    return None if halted else results

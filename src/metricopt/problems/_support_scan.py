@@ -33,7 +33,7 @@ import numpy as np
 
 __all__ = ["pair_keys", "pair_table", "table_find", "table_lookup", "table_insert", "table_grow",
            "support_neighbours", "scan_support", "scan_support_part", "support_max_violation",
-           "reference_violations"]
+           "reference_violations", "count_near_pairs", "work_ranges"]
 
 _EMPTY = -1
 
@@ -191,7 +191,7 @@ def scan_support(pi, pj, x, n, bulk, tk, tv, indptr, nodes, values, tol, out):
                              True)
 
 
-@numba.njit(cache=True)
+@numba.njit(cache=True, nogil=True)
 def scan_support_part(pi, pj, x, n, bulk, tk, tv, indptr, nodes, values, tol, out, u_lo, u_hi,
                       listed):
     """:func:`scan_support` over a share of the work: the wedges of the long sides ``{u, v}``
@@ -313,3 +313,60 @@ def reference_violations(pi, pj, x, n, bulk, tol):
                     if v > tol:
                         found.add((a, b, c, side))
     return found, worst
+
+
+@numba.njit(cache=True)
+def _count_near_pairs(indptr, nbrs, n):
+    mark = np.full(n, -1, dtype=np.int64)
+    count = 0
+    for u in range(n):
+        for a in range(indptr[u], indptr[u + 1]):
+            v = nbrs[a]
+            if v > u and mark[v] != u:
+                mark[v] = u
+                count += 1
+            w = v
+            for b in range(indptr[w], indptr[w + 1]):
+                v = nbrs[b]
+                if v > u and mark[v] != u:
+                    mark[v] = u
+                    count += 1
+    return count
+
+
+def count_near_pairs(graph):
+    """The number of node pairs at distance 1 or 2 in ``graph``: the explicit pairs of the
+    Jaccard transform (edges and pairs with a common neighbour), in ``O(wedges)`` time
+    and ``O(n)`` memory, without the product ``A A`` of the build.
+
+    The slow reference is the pattern of ``triu(A + A A, 1)`` (used by the tests).
+    """
+    adj = graph.adjacency()
+    return int(_count_near_pairs(adj.indptr.astype(np.int64), adj.indices.astype(np.int64),
+                                 graph.n))
+
+
+def work_ranges(indptr, nodes, k):
+    """``k`` or fewer contiguous ranges ``[lo, hi)`` of the nodes with about equal wedge
+    work (the degrees in the support graph of each node's support neighbours).
+
+    Parameters
+    ----------
+    indptr, nodes : arrays
+        The support graph (:func:`metricopt.problems._support_scan.support_neighbours`).
+    k : int
+
+    Returns
+    -------
+    ndarray of shape (m + 1,)
+        Range bounds ``0 = b_0 < b_1 < ... < b_m = n``.
+    """
+    n = indptr.shape[0] - 1
+    deg = np.diff(indptr).astype(np.float64)
+    owner = np.repeat(np.arange(n), np.diff(indptr))
+    work = deg + np.bincount(owner, weights=deg[nodes], minlength=n)
+    total = float(work.sum())
+    if n == 0 or total == 0.0 or k <= 1:
+        return np.array([0, n], dtype=np.int64)
+    cuts = np.searchsorted(np.cumsum(work), total * np.arange(1, k) / k, side="right")
+    return np.unique(np.concatenate([[0], cuts, [n]])).astype(np.int64)

@@ -16,36 +16,12 @@ forgetting stay on the client.
 
 import numpy as np
 
+from ..problems._support_scan import work_ranges
+
 __all__ = ["DaskSupportScan", "scan_share", "work_ranges"]
 
 #: Shares per worker thread (a share with a hub's wedges does not leave the others idle).
 SHARES_PER_THREAD = 4
-
-
-def work_ranges(indptr, nodes, k):
-    """``k`` or fewer contiguous ranges ``[lo, hi)`` of the nodes with about equal wedge
-    work (the degrees in the support graph of each node's support neighbours).
-
-    Parameters
-    ----------
-    indptr, nodes : arrays
-        The support graph (:func:`metricopt.problems._support_scan.support_neighbours`).
-    k : int
-
-    Returns
-    -------
-    ndarray of shape (m + 1,)
-        Range bounds ``0 = b_0 < b_1 < ... < b_m = n``.
-    """
-    n = indptr.shape[0] - 1
-    deg = np.diff(indptr).astype(np.float64)
-    owner = np.repeat(np.arange(n), np.diff(indptr))
-    work = deg + np.bincount(owner, weights=deg[nodes], minlength=n)
-    total = float(work.sum())
-    if n == 0 or total == 0.0 or k <= 1:
-        return np.array([0, n], dtype=np.int64)
-    cuts = np.searchsorted(np.cumsum(work), total * np.arange(1, k) / k, side="right")
-    return np.unique(np.concatenate([[0], cuts, [n]])).astype(np.int64)
 
 
 def scan_share(data, n, bulk, tol, lo, hi, listed, count):

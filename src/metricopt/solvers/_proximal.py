@@ -111,7 +111,7 @@ def centred_values(st, bz, floor):
                                                             1e-300)
 
 
-def repaired(problem, violation, point, violation_of, tol, dense):
+def repaired(problem, violation, point, violation_of, tol, dense, stop=None):
     """The iterate ``point()`` repaired to exact feasibility (clipped, metric closure:
     :func:`._repair.repair_dense`, or :func:`._repair.repair_support` of a support-sized
     point) when its ``violation`` is at most :data:`REPAIR_VIOLATION` times ``tol``, for the
@@ -122,5 +122,6 @@ def repaired(problem, violation, point, violation_of, tol, dense):
 
     if not violation <= REPAIR_VIOLATION * tol:
         return None
-    x = _repair.repair_dense(problem, point()) if dense else _repair.repair_support(point())
+    x = _repair.repair_dense(problem, point()) if dense \
+        else _repair.repair_support(point(), stop=stop)
     return x if x is not None and violation_of(x) <= tol else None

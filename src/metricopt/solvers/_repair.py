@@ -159,15 +159,19 @@ def repair_dense(problem, x):
     return y
 
 
-@numba.njit(cache=True)
-def _short_paths(n, indptr, nbrs, eids, lengths, cap, out_i, out_j, out_d):
-    """Pairs ``s < t`` at shortest-path distance below 1 over the edges ``lengths``: their
-    count (written to ``out_*`` when those hold at least ``cap`` entries), or -1 once it
-    exceeds ``cap``."""
-    dist, pred, done, heap_d, heap_v, touched = search_buffers(n, nbrs.shape[0])
-    write = out_i.shape[0] >= cap
+@numba.njit(cache=True, nogil=True)
+def _short_paths_part(n, indptr, nbrs, eids, lengths, s_lo, s_hi, cap, dist, pred, done,
+                      heap_d, heap_v, touched):
+    """Pairs ``s < t``, ``s_lo <= s < s_hi``, at shortest-path distance below 1 over the
+    edges ``lengths``: ``(count, s, t, distance)``, in the order of ``s`` then of the
+    search; count -1 (nothing listed) once it exceeds ``cap``. The buffers
+    (:func:`~metricopt.problems._cycles.search_buffers`) are left as they came."""
+    size = 64
+    out_i = np.empty(size, dtype=np.int64)
+    out_j = np.empty(size, dtype=np.int64)
+    out_d = np.empty(size)
     count = 0
-    for s in range(n):
+    for s in range(s_lo, s_hi):
         if indptr[s + 1] == indptr[s]:
             continue
         nt = sssp(s, 1.0, indptr, nbrs, eids, lengths, dist, pred, heap_d, heap_v, done,
@@ -175,21 +179,30 @@ def _short_paths(n, indptr, nbrs, eids, lengths, cap, out_i, out_j, out_d):
         for q in range(nt):
             t = touched[0, q]
             if t > s and done[0, t]:
-                if count >= cap:
-                    return -1
-                if write:
-                    out_i[count] = s
-                    out_j[count] = t
-                    out_d[count] = dist[0, t]
+                if count == size:
+                    size *= 2
+                    out_i = np.concatenate((out_i, np.empty(size - count, dtype=np.int64)))
+                    out_j = np.concatenate((out_j, np.empty(size - count, dtype=np.int64)))
+                    out_d = np.concatenate((out_d, np.empty(size - count)))
+                out_i[count] = s
+                out_j[count] = t
+                out_d[count] = dist[0, t]
                 count += 1
         for q in range(nt):
             t = touched[0, q]
             dist[0, t] = np.inf
             done[0, t] = False
-    return count
+        if count > cap:
+            return -1, out_i[:0], out_j[:0], out_d[:0]
+    return count, out_i[:count], out_j[:count], out_d[:count]
 
 
-def repair_support(point, max_pairs=None):
+#: Shares of the sources per thread in :func:`repair_support` (a stop waits for the
+#: shares under way only).
+SHARES_PER_THREAD = 8
+
+
+def repair_support(point, max_pairs=None, stop=None, threads=None):
     """The metric closure of a support-sized point whose bulk value is 1 (the upper bound).
 
     Parameters
@@ -201,14 +214,26 @@ def repair_support(point, max_pairs=None):
         default ``2 k + n`` for ``k`` listed pairs (at most twice the point's memory; a
         Jaccard cc polish round on ca-GrQc: 240k listed pairs, 43k of them below 1, and
         115k-173k below 1 after the closure).
+    stop : callable or None
+        Asked between shares of the sources (:func:`metricopt._threads.run_workers`):
+        once true the closure gives up (None). On ca-AstroPh's 6 million run pairs it
+        takes a minute or two.
+    threads : int or None
+        Threads of the searches (default :func:`metricopt._threads.thread_count`); the
+        answer does not depend on them.
 
     Returns
     -------
     SupportPoint or None
         Entrywise at most the clipped point and a metric: ``min(1, d)`` with ``d`` the
         shortest paths over the listed pairs below 1 (pairs at 1 are dropped from the
-        list). None when the bulk is not 1 or too many pairs would be listed.
+        list). None when the bulk is not 1, too many pairs would be listed, or
+        ``stop()`` turned true.
     """
+    import threading
+
+    from .._threads import run_workers, thread_count
+    from ..problems._support_scan import work_ranges
     from ..problems.support import SupportPoint
 
     if float(point.bulk) != 1.0:
@@ -220,12 +245,20 @@ def repair_support(point, max_pairs=None):
     cap = int(2 * values.size + n if max_pairs is None else max_pairs)
     indptr, nbrs, eids = edge_csr(n, pairs)
     lengths = np.ascontiguousarray(values[short])
-    empty_i, empty_d = np.empty(0, dtype=np.int64), np.empty(0)
-    count = _short_paths(n, indptr, nbrs, eids, lengths, cap, empty_i, empty_i, empty_d)
-    if count < 0:
+    use = thread_count(threads)
+    bounds = work_ranges(indptr, nbrs, SHARES_PER_THREAD * use)
+    buffers = {}  # one set of search buffers per thread
+
+    def share(t):
+        buf = buffers.get(threading.get_ident())
+        if buf is None:
+            buf = buffers[threading.get_ident()] = search_buffers(n, nbrs.shape[0])
+        return _short_paths_part(n, indptr, nbrs, eids, lengths, bounds[t], bounds[t + 1],
+                                 cap, *buf)
+
+    parts = run_workers(share, bounds.shape[0] - 1, use, stop)
+    if parts is None or any(p[0] < 0 for p in parts) or sum(p[0] for p in parts) > cap:
         return None
-    out_i = np.empty(max(cap, 1), dtype=np.int64)
-    out_j, out_d = np.empty_like(out_i), np.empty(out_i.shape[0])
-    count = _short_paths(n, indptr, nbrs, eids, lengths, max(cap, 1), out_i, out_j, out_d)
-    return SupportPoint(n, np.stack([out_i[:count], out_j[:count]], axis=1),
-                        out_d[:count], 1.0)
+    ij = np.stack([np.concatenate([p[1] for p in parts] + [np.empty(0, np.int64)]),
+                   np.concatenate([p[2] for p in parts] + [np.empty(0, np.int64)])], axis=1)
+    return SupportPoint(n, ij, np.concatenate([p[3] for p in parts] + [np.empty(0)]), 1.0)

@@ -32,7 +32,6 @@ from ..exceptions import InputError
 from ..problems._support_scan import (
     pair_keys,
     pair_table,
-    scan_support,
     support_neighbours,
     table_grow,
 )
@@ -56,6 +55,7 @@ from ._support_kernels import (
     row_positions,
     sorted_distinct,
 )
+from ._support_local import LocalSupportScan
 from ._support_polish import SupportSpace
 from .core.driver import iterate
 from .core.stage import LPStage
@@ -178,17 +178,22 @@ def setup_support(problem, gamma, lam):
 
 
 class SupportScanner:
-    """The support scan as project-forget's dense oracle: ``(list, worst, found)``."""
+    """The support scan as project-forget's dense oracle: ``(list, worst, found)``.
 
-    def __init__(self, st, add_tol, max_memory, remote=None):
+    ``scan`` runs it: a :class:`._support_local.LocalSupportScan` on this machine's
+    threads, or a :class:`._dask_support.DaskSupportScan` on a cluster; both find the
+    serial scan's rows in its order.
+    """
+
+    def __init__(self, st, add_tol, max_memory, scan):
         self.st, self.add_tol, self.max_memory = st, add_tol, max_memory
-        self.remote = remote  # a :class:`._dask_support.DaskSupportScan`, or None: local
+        self.scan = scan
         self.last_work = 0.0
         self.last_bytes = 0
         self.grown = 0
 
     def _scan(self, x, active, stop):
-        """``(rows, worst)`` of the support scan, here or on the cluster (None: stopped)."""
+        """``(rows, worst)`` of the support scan (None: stopped)."""
         st = self.st
         n, bulk = st.n, float(st.bulk.value)
         csr = support_neighbours(st.pi, st.pj, x, n, bulk)
@@ -198,16 +203,7 @@ class SupportScanner:
             check_memory(held + ROW_BYTES * count, f"the violated triangles found by the "
                          f"support scan on {n} nodes ({count})", self.max_memory)
 
-        if self.remote is not None:
-            return self.remote(st.pi, st.pj, x, n, bulk, st.table, csr, self.add_tol, check,
-                               stop)
-        none = np.empty((0, 4), dtype=np.int32)
-        count, worst = scan_support(st.pi, st.pj, x, n, bulk, *st.table, *csr, self.add_tol,
-                                    none)
-        check(count)
-        rows = np.empty((count, 4), dtype=np.int32)
-        scan_support(st.pi, st.pj, x, n, bulk, *st.table, *csr, self.add_tol, rows)
-        return rows, worst
+        return self.scan(st.pi, st.pj, x, n, bulk, st.table, csr, self.add_tol, check, stop)
 
     def __call__(self, x, active, stop=None):
         st = self.st
@@ -238,7 +234,7 @@ class SupportScanner:
 class SupportStrategy(ProjectForgetStrategy):
     """Project-forget's strategy over the run's pairs (module docstring)."""
 
-    remote = None  # the cluster's scan (:class:`._dask_support.DaskSupportScan`), if any
+    scan = None  # the scanner's scan (:class:`SupportScanner`), closed at the end
 
     def stage_x(self):
         return self.st.point()
@@ -293,8 +289,8 @@ class SupportStrategy(ProjectForgetStrategy):
                          self.problem, self.digest, extra=dict(pi=st.pi, pj=st.pj))
 
     def close(self):
-        if self.remote is not None:
-            self.remote.close()
+        if self.scan is not None:
+            self.scan.close()
 
     def answer(self, status, loop, lp_stage, final):
         ans = super().answer(status, loop, lp_stage, final)
@@ -341,12 +337,13 @@ def drive_support(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, pa
     if resume is not None:
         meta, active = read_support_checkpoint(resume, st, problem, digest)
         resumed_counters(counters, meta, resume)
-    remote = None
     if scheduler is not None:
         from ._dask_support import DaskSupportScan
 
-        remote = DaskSupportScan(scheduler)
-    scanner = SupportScanner(st, 0.01 * float(tol), max_memory, remote)
+        scan = DaskSupportScan(scheduler)
+    else:
+        scan = LocalSupportScan(nthreads)
+    scanner = SupportScanner(st, 0.01 * float(tol), max_memory, scan)
     strategy = SupportStrategy(
         problem, st, oracle=None, scanner=scanner, active=active, counters=counters,
         passes=PASSES if passes is None else passes, tol=tol, checkpoint=checkpoint,
@@ -354,7 +351,7 @@ def drive_support(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, pa
     lp_stage = LPStage(problem, tol=tol, gap_tol=gap_tol, polish=polish,
                        gamma_growth=gamma_growth, threads=nthreads, max_memory=max_memory)
     strategy.floor = lp_stage.floor
-    strategy.remote = remote
+    strategy.scan = scan
     P.start(lp_stage, counters, proximal, resume, counters.get("proximal"))
     strategy.proximal = proximal
     return iterate(strategy, problem, lp_stage, counters, tol=tol, gap_tol=gap_tol,

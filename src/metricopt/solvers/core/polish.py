@@ -331,7 +331,8 @@ def polish(problem, active, *, tol, gap_tol=1e-4, deadline=None, threads=None,
             out["status"] = Status.OPTIMAL
             out["message"] = f"restricted LP optimal after {rnd} rounds"
             break
-        feasible = _feasible_answer(problem, x, worst, out["lower_bound"], tol, gap_tol)
+        feasible = _feasible_answer(problem, x, worst, out["lower_bound"], tol, gap_tol,
+                                    lambda: _past(deadline) or bool(stopping and stopping()))
         if feasible is not None:
             out.update(feasible, status=Status.OPTIMAL,
                        message=f"restricted LP after {rnd} rounds (violation {worst:.2g}), "
@@ -400,10 +401,14 @@ def shift_to_feasible(problem, x, violation):
     return np.minimum((1.0 - theta) * np.clip(x, lo, hi) + theta * s, hi), theta
 
 
-def feasible_points(problem, x, worst):
+def feasible_points(problem, x, worst, stop=None):
     """The points made exactly feasible from ``x`` (whose largest violation is
     ``worst``): :func:`shift_to_feasible` and, where it applies, the metric closure
     (:func:`.._repair.repair_dense`, :func:`.._repair.repair_support`).
+
+    stop : callable or None
+        Asked during the support-sized closure (a minute or two on ca-AstroPh); once true
+        the closure is not among the points.
 
     Returns
     -------
@@ -425,13 +430,18 @@ def feasible_points(problem, x, worst):
             and problem.n <= CLOSURE_MAX_NODES:
         closed = _repair.repair_dense(problem, x)
     elif problem.structure == "support" and problem.upper == 1.0:
-        closed = _repair.repair_support(x)
+        closed = _repair.repair_support(x, stop=stop)
     if closed is not None:
         candidates.append(dict(x=closed, repair="closure"))
     return candidates
 
 
-def _feasible_answer(problem, x, worst, lower_bound, tol, gap_tol):
+def _past(deadline):
+    """Whether ``deadline`` (a ``perf_counter`` time, or None) has passed."""
+    return deadline is not None and time.perf_counter() >= deadline
+
+
+def _feasible_answer(problem, x, worst, lower_bound, tol, gap_tol, stop=None):
     """The cheaper of two exactly feasible points made from a round's optimum ``x``, if
     its cost meets ``gap_tol`` against ``lower_bound`` and its violation, measured,
     ``tol``; else the rounding of ``x`` (:mod:`.integral`) if it does; else None.
@@ -457,7 +467,7 @@ def _feasible_answer(problem, x, worst, lower_bound, tol, gap_tol):
     if lower_bound is None or not np.isfinite(worst):
         return None
     floor = GAP_FLOOR * objective_scale(problem)
-    candidates = feasible_points(problem, x, worst)
+    candidates = feasible_points(problem, x, worst, stop)
     passing = []
     for cand in candidates:
         fun = problem.objective_value(cand["x"])
