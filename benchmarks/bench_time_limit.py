@@ -8,7 +8,7 @@ input was read (less the kernel loading), the bound and the rounded objective. R
 ``PYTHONPATH`` pointing at each revision in turn, alternating, to compare them.
 
 Run: ``python benchmarks/bench_time_limit.py GRAPH SECONDS [--method project-forget]
-[--out DIR] [--label NAME]``.
+[--layout support] [--threads 2] [--out DIR] [--label NAME]``.
 """
 
 import argparse
@@ -23,6 +23,8 @@ def main():
     ap.add_argument("graph")
     ap.add_argument("seconds", type=float)
     ap.add_argument("--method", default="project-forget")
+    ap.add_argument("--layout", default=None, help="cc layout (default: auto)")
+    ap.add_argument("--threads", type=int, default=None)
     ap.add_argument("--out", default=None)
     ap.add_argument("--label", default="")
     args = ap.parse_args()
@@ -33,8 +35,12 @@ def main():
     t0 = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
+        params = {} if args.layout is None else dict(layout=args.layout)
+        opts = dict(time_limit=args.seconds)
+        if args.threads is not None:
+            opts["threads"] = args.threads
         o = run(args.graph, "cc", method=args.method, out=out, force=True,
-                solver_options=dict(time_limit=args.seconds),
+                problem_params=params, solver_options=opts,
                 on_stage=lambda s, i: stages.setdefault(s, time.perf_counter() - t0))
     wall = time.perf_counter() - t0
     r, extras = o.report, o.report["solver_extras"]
@@ -45,7 +51,8 @@ def main():
         rounding=o.rounding.get("elapsed"), tries=o.rounding.get("tries_run"),
         refine=r["rounding"]["refine"].get("seconds"),
         after_read=wall - stages["read"] - r["compile_seconds"], lower_bound=r["lower_bound"],
-        rounded=r["rounded_objective"], iterations=r["iterations"], status=r["status_name"])))
+        rounded=r["rounded_objective"], iterations=r["iterations"], status=r["status_name"],
+        layout=o.problem.structure, peak_memory=extras.get("peak_memory"))))
 
 
 if __name__ == "__main__":
