@@ -494,3 +494,37 @@ def test_run_workers_in_a_forked_child():
 
 def _forked_run():
     return _threads.run_workers(lambda t: t * t, 4, threads=2)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_pair_pass_in_shares_is_the_serial_pass(monkeypatch, threads):
+    """Each pair's rows involve that pair only: the pass in shares on threads leaves every
+    pair where the serial kernel does, bit for bit, and reports its largest steps."""
+    import types
+
+    import numba
+
+    from metricopt.solvers import _pf_passes
+    from metricopt.solvers._constraint_kernels import pair_pass
+
+    rng = np.random.default_rng(threads)
+    n = 10_007
+    x, f = rng.uniform(-0.2, 1.2, n), rng.uniform(-0.5, 0.5, n)
+    winv, delta = rng.uniform(0.5, 3.0, n), (rng.random(n) < 0.5).astype(float)
+    z = rng.uniform(0.0, 0.3, (4, n)) * (rng.random((4, n)) < 0.5)
+    st = types.SimpleNamespace(x=x.copy(), f=f.copy(), winv=winv, w=1.0 / winv, delta=delta,
+                               z_pair=z.copy(), lower=0.0, upper=1.0, has_lower=True,
+                               has_upper=True, sum_value=None)
+    want_x, want_f, want_z = x.copy(), f.copy(), z.copy()
+    _, _, vmax, smax = pair_pass(want_x, winv, want_f, delta, want_z, 0.0, 1.0, True, True,
+                                 True)
+    monkeypatch.setattr(_pf_passes, "THREADED_PAIRS", 1000)
+    old = numba.get_num_threads()
+    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+    try:
+        got = _pf_passes.pair_pass(st)
+    finally:
+        numba.set_num_threads(old)
+    for a, b in ((st.x, want_x), (st.f, want_f), (st.z_pair, want_z)):
+        np.testing.assert_array_equal(a, b)
+    assert got == (vmax, smax)

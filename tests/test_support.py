@@ -160,6 +160,44 @@ def test_threaded_local_scan_is_the_serial_scan(seed, threads):
         scan.close()
 
 
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("shares", [1, 3])
+def test_row_positions_in_shares_are_the_reference_positions(seed, shares):
+    """One lookup per pair in shares (:func:`positions_part`, :func:`missing_keys`,
+    :func:`complete_part`) gives the lacking keys of :func:`missing_pairs` and, once they
+    joined the table, the positions of :func:`row_positions`."""
+    from metricopt.solvers._support_kernels import (
+        complete_part,
+        missing_keys,
+        missing_pairs,
+        positions_part,
+        row_positions,
+    )
+
+    rng = np.random.default_rng(seed)
+    n = 40
+    abc = np.sort(np.array([rng.choice(n, 3, replace=False) for _ in range(500)]), axis=1)
+    rows = np.concatenate([abc, rng.integers(0, 3, (500, 1))], axis=1).astype(np.int32)
+    i, j = np.triu_indices(n, 1)
+    listed = np.sort(rng.choice(i.size, i.size // 2, replace=False))
+    keys0 = pair_keys(i[listed], j[listed], n)
+    table = pair_table(keys0)
+    want_missing = missing_pairs(rows, n, *table)
+    r = rows.shape[0]
+    ta, tb, tc = (np.empty(r, dtype=np.int32) for _ in range(3))
+    key = np.empty(r, dtype=np.int64)
+    bounds = np.linspace(0, r, shares + 1).astype(np.int64)
+    lacking = sum(positions_part(rows, n, *table, bounds[t], bounds[t + 1], ta, tb, tc, key)
+                  for t in range(shares))
+    got_missing = missing_keys(rows, n, ta, tb, tc, lacking)
+    np.testing.assert_array_equal(got_missing, want_missing)
+    grown = table_grow(table, np.unique(want_missing), keys0.size)
+    for t in range(shares):
+        complete_part(rows, n, *grown, bounds[t], bounds[t + 1], ta, tb, tc)
+    for got, want in zip((ta, tb, tc, key), row_positions(rows, n, *grown)):
+        np.testing.assert_array_equal(got, want)
+
+
 def test_pair_table_grows_and_finds_every_key():
     rng = np.random.default_rng(0)
     keys = rng.choice(10**9, 3000, replace=False).astype(np.int64)

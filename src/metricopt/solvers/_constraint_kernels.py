@@ -39,7 +39,7 @@ __all__ = ["pair_pass", "pair_pass_weights", "objective_sums", "centred_sums", "
 _FM = set(_config.FASTMATH)
 
 
-@numba.njit(fastmath=_FM, cache=True)
+@numba.njit(fastmath=_FM, cache=True, nogil=True)
 def pair_pass(x, winv, f, target, z, lower, upper, has_f, has_lower, has_upper):
     """One pass over the per-pair constraints, dense duals.
 

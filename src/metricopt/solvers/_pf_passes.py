@@ -21,17 +21,36 @@ from . import _regularised
 __all__ = ["pair_pass", "dense_passes", "list_passes"]
 
 
+#: Pairs from which :func:`pair_pass` runs in shares on the run's threads, and the
+#: pairs of a share.
+THREADED_PAIRS = 1 << 18
+
+
 def pair_pass(st):
-    """One pass over the per-variable constraints (dense duals, never forgotten)."""
+    """One pass over the per-variable constraints (dense duals, never forgotten).
+
+    Each pair's rows involve that pair only, so from :data:`THREADED_PAIRS` pairs the pass
+    runs in shares on the run's threads (:func:`metricopt._threads.run_workers`): every
+    pair ends where the serial pass leaves it, whatever the thread count."""
+    from .._threads import run_workers, thread_count
     from ._constraint_kernels import pair_pass, pair_pass_weights, sum_step
 
     x, f = st.x, st.f
     step, scale = (pair_pass, st.winv) if st.winv is not None \
         else (pair_pass_weights, st.w)
-    _, _, vmax, smax = step(
-        x, scale, f if f is not None else x,
-        st.delta if st.delta is not None else x, st.z_pair, st.lower,
-        st.upper, f is not None, st.has_lower, st.has_upper)
+    fx = f if f is not None else x
+    target = st.delta if st.delta is not None else x
+    args = (st.lower, st.upper, f is not None, st.has_lower, st.has_upper)
+    n = x.shape[0]
+    if step is pair_pass and n >= THREADED_PAIRS and thread_count() > 1:
+        bounds = np.arange(0, n + THREADED_PAIRS, THREADED_PAIRS).clip(max=n)
+        parts = run_workers(lambda t: step(
+            *(a[bounds[t]:bounds[t + 1]] for a in (x, scale, fx, target)),
+            st.z_pair[:, bounds[t]:bounds[t + 1]], *args), bounds.shape[0] - 1)
+        vmax = max(p[2] for p in parts)
+        smax = max(p[3] for p in parts)
+    else:
+        _, _, vmax, smax = step(x, scale, fx, target, st.z_pair, *args)
     if st.sum_value is not None:
         st.z_sum, a, m = sum_step(x, st.winv, st.z_sum, float(st.sum_value))
         vmax, smax = max(vmax, a), max(smax, m)

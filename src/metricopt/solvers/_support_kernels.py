@@ -19,7 +19,8 @@ import numpy as np
 from ..problems._support_scan import table_find
 
 __all__ = ["row_keys", "list_keys", "keyed_merge", "reference_merge", "missing_pairs",
-           "row_positions", "sorted_distinct"]
+           "row_positions", "positions_part", "missing_keys", "complete_part",
+           "sorted_distinct"]
 
 _SHIFT = 29
 _MASK = (1 << _SHIFT) - 1
@@ -36,7 +37,8 @@ def row_keys(rows, n):
 
 @numba.njit(cache=True)
 def missing_pairs(rows, n, tk, tv):
-    """Keys of the pairs of ``(a, b, c, side)`` rows that the table lacks (with repeats)."""
+    """Keys of the pairs of ``(a, b, c, side)`` rows that the table lacks (with repeats).
+    The slow reference of :func:`positions_part` and :func:`missing_keys`."""
     count = 0
     for t in range(rows.shape[0]):
         a = np.int64(rows[t, 0])
@@ -59,7 +61,8 @@ def missing_pairs(rows, n, tk, tv):
 
 @numba.njit(cache=True)
 def row_positions(rows, n, tk, tv):
-    """The list's ``ta, tb, tc`` (int32) and the key of each row, every pair in the table."""
+    """The list's ``ta, tb, tc`` (int32) and the key of each row, every pair in the table.
+    The slow reference of :func:`positions_part` and :func:`complete_part`."""
     r = rows.shape[0]
     ta = np.empty(r, dtype=np.int32)
     tb = np.empty(r, dtype=np.int32)
@@ -75,6 +78,67 @@ def row_positions(rows, n, tk, tv):
         tc[t] = table_find(tk, tv, b * n + c) | (s << _SHIFT)
         key[t] = ((a * n + b) * n + c) * 3 + s
     return ta, tb, tc, key
+
+
+@numba.njit(cache=True, nogil=True)
+def positions_part(rows, n, tk, tv, lo, hi, ta, tb, tc, key):
+    """Rows ``lo .. hi - 1`` of :func:`row_positions` in one table lookup per pair: ``ta,
+    tb, tc`` their pairs' positions, -1 for a pair the table lacks (``tc`` without the
+    side yet: :func:`complete_part`), and ``key``. Returns the count of pairs lacking."""
+    lacking = 0
+    for t in range(lo, hi):
+        a = np.int64(rows[t, 0])
+        b = np.int64(rows[t, 1])
+        c = np.int64(rows[t, 2])
+        pa = table_find(tk, tv, a * n + b)
+        pb = table_find(tk, tv, a * n + c)
+        pc = table_find(tk, tv, b * n + c)
+        ta[t] = pa
+        tb[t] = pb
+        tc[t] = pc
+        key[t] = ((a * n + b) * n + c) * 3 + np.int64(rows[t, 3])
+        lacking += (pa < 0) + (pb < 0) + (pc < 0)
+    return lacking
+
+
+@numba.njit(cache=True)
+def missing_keys(rows, n, ta, tb, tc, count):
+    """The ``count`` keys of the pairs :func:`positions_part` found lacking (with repeats:
+    those of :func:`missing_pairs`, in its order)."""
+    out = np.empty(count, dtype=np.int64)
+    k = 0
+    for t in range(rows.shape[0]):
+        if ta[t] < 0 or tb[t] < 0 or tc[t] < 0:
+            a = np.int64(rows[t, 0])
+            b = np.int64(rows[t, 1])
+            c = np.int64(rows[t, 2])
+            if ta[t] < 0:
+                out[k] = a * n + b
+                k += 1
+            if tb[t] < 0:
+                out[k] = a * n + c
+                k += 1
+            if tc[t] < 0:
+                out[k] = b * n + c
+                k += 1
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def complete_part(rows, n, tk, tv, lo, hi, ta, tb, tc):
+    """Rows ``lo .. hi - 1`` after the lacking pairs joined the table: their positions
+    looked up, and the side set in ``tc`` (:func:`row_positions`' arrays)."""
+    for t in range(lo, hi):
+        a = np.int64(rows[t, 0])
+        b = np.int64(rows[t, 1])
+        c = np.int64(rows[t, 2])
+        if ta[t] < 0:
+            ta[t] = table_find(tk, tv, a * n + b)
+        if tb[t] < 0:
+            tb[t] = table_find(tk, tv, a * n + c)
+        if tc[t] < 0:
+            tc[t] = table_find(tk, tv, b * n + c)
+        tc[t] |= np.int32(rows[t, 3]) << _SHIFT
 
 
 @numba.njit(cache=True)

@@ -49,10 +49,11 @@ from ._pf_checkpoint import (
 from ._pf_passes import pair_pass
 from ._pf_strategy import ProjectForgetState, ProjectForgetStrategy
 from ._support_kernels import (
+    complete_part,
     keyed_merge,
     list_keys,
-    missing_pairs,
-    row_positions,
+    missing_keys,
+    positions_part,
     sorted_distinct,
 )
 from ._support_local import LocalSupportScan
@@ -185,9 +186,9 @@ class SupportScanner:
     serial scan's rows in its order.
     """
 
-    def __init__(self, st, add_tol, max_memory, scan):
+    def __init__(self, st, add_tol, max_memory, scan, threads=1):
         self.st, self.add_tol, self.max_memory = st, add_tol, max_memory
-        self.scan = scan
+        self.scan, self.threads = scan, max(1, int(threads))
         self.last_work = 0.0
         self.last_bytes = 0
         self.grown = 0
@@ -205,6 +206,27 @@ class SupportScanner:
 
         return self.scan(st.pi, st.pj, x, n, bulk, st.table, csr, self.add_tol, check, stop)
 
+    def _positions(self, rows):
+        """The rows' ``ta, tb, tc`` and keys (:func:`._support_kernels.row_positions`), in
+        shares on the run's threads; the bulk pairs among their sides join the run first."""
+        from .._threads import run_workers
+
+        st, n, r = self.st, self.st.n, rows.shape[0]
+        ta, tb, tc = (np.empty(r, dtype=np.int32) for _ in range(3))
+        keys = np.empty(r, dtype=np.int64)
+        shares = min(max(r // 100_000, 1), 8 * self.threads)
+        bounds = np.linspace(0, r, shares + 1).astype(np.int64)
+        lacking = run_workers(lambda t: positions_part(
+            rows, n, *st.table, bounds[t], bounds[t + 1], ta, tb, tc, keys), shares,
+            self.threads)
+        if sum(lacking):  # bulk pairs join the run first
+            missing = np.unique(missing_keys(rows, n, ta, tb, tc, sum(lacking)))
+            st.grow(missing)
+            self.grown += int(missing.size)
+        run_workers(lambda t: complete_part(rows, n, *st.table, bounds[t], bounds[t + 1],
+                                            ta, tb, tc), shares, self.threads)
+        return ta, tb, tc, keys
+
     def __call__(self, x, active, stop=None):
         st = self.st
         n = st.n
@@ -216,11 +238,7 @@ class SupportScanner:
             return None
         rows, worst = found
         count = rows.shape[0]
-        missing = np.unique(missing_pairs(rows, n, *st.table))
-        if missing.size:  # bulk pairs join the run first
-            st.grow(missing)
-            self.grown += int(missing.size)
-        ta, tb, tc, keys = row_positions(rows, n, *st.table)
+        ta, tb, tc, keys = self._positions(rows)
         del rows
         ta, tb, tc, keys = sorted_distinct(ta, tb, tc, keys, np.argsort(keys, kind="stable"))
         ca, cb, cc, cz = active.views()
@@ -343,7 +361,7 @@ def drive_support(problem, *, gamma, lam, tol, gap_tol, max_iter, time_limit, pa
         scan = DaskSupportScan(scheduler)
     else:
         scan = LocalSupportScan(nthreads)
-    scanner = SupportScanner(st, 0.01 * float(tol), max_memory, scan)
+    scanner = SupportScanner(st, 0.01 * float(tol), max_memory, scan, nthreads)
     strategy = SupportStrategy(
         problem, st, oracle=None, scanner=scanner, active=active, counters=counters,
         passes=PASSES if passes is None else passes, tol=tol, checkpoint=checkpoint,
