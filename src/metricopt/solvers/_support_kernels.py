@@ -19,8 +19,8 @@ import numpy as np
 from ..problems._support_scan import table_find
 
 __all__ = ["row_keys", "list_keys", "keyed_merge", "reference_merge", "missing_pairs",
-           "row_positions", "positions_part", "missing_keys", "complete_part",
-           "sorted_distinct"]
+           "row_positions", "distinct_sorted", "positions_part", "missing_keys",
+           "complete_part", "sorted_distinct"]
 
 _SHIFT = 29
 _MASK = (1 << _SHIFT) - 1
@@ -38,7 +38,8 @@ def row_keys(rows, n):
 @numba.njit(cache=True)
 def missing_pairs(rows, n, tk, tv):
     """Keys of the pairs of ``(a, b, c, side)`` rows that the table lacks (with repeats).
-    The slow reference of :func:`positions_part` and :func:`missing_keys`."""
+    The slow reference of :func:`positions_part` and :func:`missing_keys` (which work on
+    the rows' sorted distinct keys)."""
     count = 0
     for t in range(rows.shape[0]):
         a = np.int64(rows[t, 0])
@@ -80,38 +81,52 @@ def row_positions(rows, n, tk, tv):
     return ta, tb, tc, key
 
 
+@numba.njit(inline="always")
+def _key_nodes(key, n):
+    """``(a, b, c, side)`` of a row's key (:func:`row_keys`)."""
+    rest = key // 3
+    c = rest % n
+    rest //= n
+    return rest // n, rest % n, c, key % 3
+
+
+@numba.njit(cache=True)
+def distinct_sorted(keys):
+    """Drop the repeats of the sorted ``keys`` in place; returns how many are left."""
+    m = 0
+    for t in range(keys.shape[0]):
+        if m == 0 or keys[t] != keys[m - 1]:
+            keys[m] = keys[t]
+            m += 1
+    return m
+
+
 @numba.njit(cache=True, nogil=True)
-def positions_part(rows, n, tk, tv, lo, hi, ta, tb, tc, key):
-    """Rows ``lo .. hi - 1`` of :func:`row_positions` in one table lookup per pair: ``ta,
-    tb, tc`` their pairs' positions, -1 for a pair the table lacks (``tc`` without the
-    side yet: :func:`complete_part`), and ``key``. Returns the count of pairs lacking."""
+def positions_part(keys, n, tk, tv, lo, hi, ta, tb, tc):
+    """Rows ``lo .. hi - 1`` of the rows ``keys`` (:func:`row_keys`): ``ta, tb, tc`` their
+    pairs' positions in one table lookup each, -1 for a pair the table lacks (``tc``
+    without the side yet: :func:`complete_part`). Returns the count of pairs lacking."""
     lacking = 0
     for t in range(lo, hi):
-        a = np.int64(rows[t, 0])
-        b = np.int64(rows[t, 1])
-        c = np.int64(rows[t, 2])
+        a, b, c, _ = _key_nodes(keys[t], n)
         pa = table_find(tk, tv, a * n + b)
         pb = table_find(tk, tv, a * n + c)
         pc = table_find(tk, tv, b * n + c)
         ta[t] = pa
         tb[t] = pb
         tc[t] = pc
-        key[t] = ((a * n + b) * n + c) * 3 + np.int64(rows[t, 3])
         lacking += (pa < 0) + (pb < 0) + (pc < 0)
     return lacking
 
 
 @numba.njit(cache=True)
-def missing_keys(rows, n, ta, tb, tc, count):
-    """The ``count`` keys of the pairs :func:`positions_part` found lacking (with repeats:
-    those of :func:`missing_pairs`, in its order)."""
+def missing_keys(keys, n, ta, tb, tc, count):
+    """The ``count`` pair keys that :func:`positions_part` found lacking (with repeats)."""
     out = np.empty(count, dtype=np.int64)
     k = 0
-    for t in range(rows.shape[0]):
+    for t in range(keys.shape[0]):
         if ta[t] < 0 or tb[t] < 0 or tc[t] < 0:
-            a = np.int64(rows[t, 0])
-            b = np.int64(rows[t, 1])
-            c = np.int64(rows[t, 2])
+            a, b, c, _ = _key_nodes(keys[t], n)
             if ta[t] < 0:
                 out[k] = a * n + b
                 k += 1
@@ -125,20 +140,18 @@ def missing_keys(rows, n, ta, tb, tc, count):
 
 
 @numba.njit(cache=True, nogil=True)
-def complete_part(rows, n, tk, tv, lo, hi, ta, tb, tc):
+def complete_part(keys, n, tk, tv, lo, hi, ta, tb, tc):
     """Rows ``lo .. hi - 1`` after the lacking pairs joined the table: their positions
     looked up, and the side set in ``tc`` (:func:`row_positions`' arrays)."""
     for t in range(lo, hi):
-        a = np.int64(rows[t, 0])
-        b = np.int64(rows[t, 1])
-        c = np.int64(rows[t, 2])
+        a, b, c, side = _key_nodes(keys[t], n)
         if ta[t] < 0:
             ta[t] = table_find(tk, tv, a * n + b)
         if tb[t] < 0:
             tb[t] = table_find(tk, tv, a * n + c)
         if tc[t] < 0:
             tc[t] = table_find(tk, tv, b * n + c)
-        tc[t] |= np.int32(rows[t, 3]) << _SHIFT
+        tc[t] |= np.int32(side) << _SHIFT
 
 
 @numba.njit(cache=True)

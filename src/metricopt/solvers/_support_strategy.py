@@ -50,11 +50,12 @@ from ._pf_passes import pair_pass
 from ._pf_strategy import ProjectForgetState, ProjectForgetStrategy
 from ._support_kernels import (
     complete_part,
+    distinct_sorted,
     keyed_merge,
     list_keys,
     missing_keys,
     positions_part,
-    sorted_distinct,
+    row_keys,
 )
 from ._support_local import LocalSupportScan
 from ._support_polish import SupportSpace
@@ -80,9 +81,9 @@ IDLE_SHARE = 0.25
 #: (12 -> 16 calls), ca-GrQc 110 -> 51.6 s (13 -> 22 calls); 300 passes: ca-GrQc 66.4 s;
 #: 30 passes: power 125.8 s (36 calls, then the polish).
 PASSES = 100
-#: Bytes per violated constraint while an oracle call sorts and merges them (the scan's
-#: rows, positions, keys, their order and the sorted copies).
-ROW_BYTES = 16 + 12 + 8 + 8 + 20
+#: Bytes per violated constraint while an oracle call sorts and merges them: the scan's
+#: rows and their keys, then (the rows freed, the keys sorted in place) the positions.
+ROW_BYTES = 16 + 8 + 12
 #: Bytes of a run's peak per explicit pair and per wedge of the target-0 pairs, in the
 #: estimate (:func:`estimate_support_memory`).
 BYTES_PER_WEDGE = 80
@@ -206,26 +207,25 @@ class SupportScanner:
 
         return self.scan(st.pi, st.pj, x, n, bulk, st.table, csr, self.add_tol, check, stop)
 
-    def _positions(self, rows):
-        """The rows' ``ta, tb, tc`` and keys (:func:`._support_kernels.row_positions`), in
-        shares on the run's threads; the bulk pairs among their sides join the run first."""
+    def _positions(self, keys):
+        """``ta, tb, tc`` of the rows ``keys`` (sorted, distinct; as
+        :func:`._support_kernels.row_positions`), in shares on the run's threads; the bulk
+        pairs among their sides join the run first."""
         from .._threads import run_workers
 
-        st, n, r = self.st, self.st.n, rows.shape[0]
+        st, n, r = self.st, self.st.n, keys.shape[0]
         ta, tb, tc = (np.empty(r, dtype=np.int32) for _ in range(3))
-        keys = np.empty(r, dtype=np.int64)
         shares = min(max(r // 100_000, 1), 8 * self.threads)
         bounds = np.linspace(0, r, shares + 1).astype(np.int64)
         lacking = run_workers(lambda t: positions_part(
-            rows, n, *st.table, bounds[t], bounds[t + 1], ta, tb, tc, keys), shares,
-            self.threads)
+            keys, n, *st.table, bounds[t], bounds[t + 1], ta, tb, tc), shares, self.threads)
         if sum(lacking):  # bulk pairs join the run first
-            missing = np.unique(missing_keys(rows, n, ta, tb, tc, sum(lacking)))
+            missing = np.unique(missing_keys(keys, n, ta, tb, tc, sum(lacking)))
             st.grow(missing)
             self.grown += int(missing.size)
-        run_workers(lambda t: complete_part(rows, n, *st.table, bounds[t], bounds[t + 1],
+        run_workers(lambda t: complete_part(keys, n, *st.table, bounds[t], bounds[t + 1],
                                             ta, tb, tc), shares, self.threads)
-        return ta, tb, tc, keys
+        return ta, tb, tc
 
     def __call__(self, x, active, stop=None):
         st = self.st
@@ -238,9 +238,13 @@ class SupportScanner:
             return None
         rows, worst = found
         count = rows.shape[0]
-        ta, tb, tc, keys = self._positions(rows)
-        del rows
-        ta, tb, tc, keys = sorted_distinct(ta, tb, tc, keys, np.argsort(keys, kind="stable"))
+        # the rows as their keys, sorted and distinct (in place: 8 bytes a row once the
+        # 16 of the rows are freed), then their pairs' positions
+        keys = row_keys(rows, n)
+        del rows, found
+        keys.sort()
+        keys = keys[: distinct_sorted(keys)]
+        ta, tb, tc = self._positions(keys)
         ca, cb, cc, cz = active.views()
         ck = list_keys(ca, cb, cc, active.nc, st.pi, st.pj, n)
         ta, tb, tc, tz, m = keyed_merge(ca, cb, cc, cz, ck, active.nc, ta, tb, tc, keys,

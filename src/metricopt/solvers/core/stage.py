@@ -360,8 +360,7 @@ class LPStage:
 
         if self.problem.sum_value is not None or self.problem.objective == "l2":
             return None
-        points = [p["x"] for p in feasible_points(self.problem, x(), violation,
-                                                  stop=self.stopping)]
+        points = [p["x"] for p in feasible_points(self.problem, x(), violation, self.stopping)]
         values = [self.problem.objective_value(p) for p in points]
         for best in np.argsort(values, kind="stable"):  # each scan is O(n^3): cheapest first
             check_stopping(self.stopping)
