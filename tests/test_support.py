@@ -81,14 +81,14 @@ def _random_point(rng, n, share, low=0.0, high=1.0):
     return i[sel], j[sel], rng.uniform(low, high, sel.sum())
 
 
-@pytest.mark.parametrize("seed", range(12))
-def test_support_scan_finds_every_violated_inequality(seed):
+def _serial_scan(seed, n_max, share_min):
+    """A random support point (values mostly in [0, bulk), some above it, above 2 bulk or
+    below 0), its table and support graph, and the rows and worst of one serial scan."""
     rng = np.random.default_rng(seed)
-    n = int(rng.integers(4, 14))
+    n = int(rng.integers(4, n_max))
     bulk = float(rng.choice([1.0, 0.7]))
-    # values mostly in [0, bulk), some above it, above 2 bulk or below 0
     low, high = [(0.0, bulk), (-0.2, 1.3 * bulk), (-0.1, 2.5 * bulk)][seed % 3]
-    pi, pj, x = _random_point(rng, n, rng.uniform(0.1, 0.9), low, high)
+    pi, pj, x = _random_point(rng, n, rng.uniform(share_min, 0.9), low, high)
     tol = float(rng.choice([0.0, 0.05]))
     table = pair_table(pair_keys(pi, pj, n))
     csr = support_neighbours(pi, pj, x, n, bulk)
@@ -96,6 +96,12 @@ def test_support_scan_finds_every_violated_inequality(seed):
                                 np.empty((0, 4), dtype=np.int32))
     rows = np.empty((count, 4), dtype=np.int32)
     scan_support(pi, pj, x, n, bulk, *table, *csr, tol, rows)
+    return (pi, pj, x, n, bulk, tol, table, csr), rows, worst
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_support_scan_finds_every_violated_inequality(seed):
+    (pi, pj, x, n, bulk, tol, _, _), rows, worst = _serial_scan(seed, 14, 0.1)
     want, want_worst = reference_violations(pi, pj, x, n, bulk, tol)
     assert {tuple(r) for r in rows} == want
     assert worst == pytest.approx(want_worst, abs=1e-12)
@@ -136,18 +142,8 @@ def test_threaded_local_scan_is_the_serial_scan(seed, threads):
     of one serial scan in its order, and its largest violation, with any thread count."""
     from metricopt.solvers._support_local import LocalSupportScan
 
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(4, 60))
-    bulk = float(rng.choice([1.0, 0.7]))
-    low, high = [(0.0, bulk), (-0.2, 1.3 * bulk), (-0.1, 2.5 * bulk)][seed % 3]
-    pi, pj, x = _random_point(rng, n, rng.uniform(0.05, 0.9), low, high)
-    tol = float(rng.choice([0.0, 0.05]))
-    table = pair_table(pair_keys(pi, pj, n))
-    csr = support_neighbours(pi, pj, x, n, bulk)
-    count, worst = scan_support(pi, pj, x, n, bulk, *table, *csr, tol,
-                                np.empty((0, 4), dtype=np.int32))
-    rows = np.empty((count, 4), dtype=np.int32)
-    scan_support(pi, pj, x, n, bulk, *table, *csr, tol, rows)
+    (pi, pj, x, n, bulk, tol, table, csr), rows, worst = _serial_scan(seed, 60, 0.05)
+    count = rows.shape[0]
     counted = []
     scan = LocalSupportScan(threads)
     try:
