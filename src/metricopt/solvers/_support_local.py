@@ -2,15 +2,16 @@
 
 One oracle call of project-forget on the support-sized layout is the support scan
 (:func:`metricopt.problems._support_scan.scan_support`). Here its work is dealt into
-shares as on a Dask cluster (:func:`._dask_support.work_ranges`: contiguous ranges of the
-long sides' first nodes with about equal wedge work, then the listed pairs above the bulk
-or below 0), which ``threads`` threads scan at once (the kernel releases the GIL). The
+shares as on a Dask cluster (:func:`metricopt.problems._support_scan.work_ranges`:
+contiguous ranges of the long sides' first nodes with about equal wedge work, then the
+listed pairs above the bulk or below 0), which ``threads`` threads scan at once (the
+kernel releases the GIL). The
 rows of the shares, concatenated in share order, are those of one serial scan, row for
 row, so the answer does not depend on the number of threads.
 
 A call asks ``stop()`` between shares (a share is about a ``1 / (SHARES_PER_THREAD *
-threads)`` of the call's work): a time limit or a Ctrl-C during a scan of minutes (6
-million run pairs on ca-AstroPh) is answered when the shares under way end.
+threads)`` of the call's work): a time limit or a Ctrl-C during a scan is answered when
+the shares under way end.
 """
 
 import numpy as np
