@@ -457,8 +457,14 @@ def test_dense_merge_project_forget_localise():
     np.testing.assert_allclose(xk, xr, atol=1e-12)
     np.testing.assert_allclose(zk, zr, atol=1e-12)
     # local <-> global ids, and forgetting keeps the order
-    used, la, lb, lc = DL.localise(ta, tb, tc, w, m)
-    ga, gb, gc = DL.globalise(used, la, lb, lc, w)
+    la, lb, lc = ta.copy(), tb.copy(), tc.copy()
+    used = DL.localise(la, lb, lc, w, m)
+    assert np.all(np.diff(used) > 0) and set(used) == set(ta[:w]) | set(tb[:w]) | set(
+        tc[:w] & ((1 << 29) - 1))
+    assert la[:w].max() < used.size and (lc[:w] >> 29 == tc[:w] >> 29).all()
+    np.testing.assert_array_equal(used[la[:w]], ta[:w])
+    DL.globalise(used, la, lb, lc, w)
+    ga, gb, gc = la[:w], lb[:w], lc[:w]
     np.testing.assert_array_equal(np.c_[ga, gb, gc], np.c_[ta[:w], tb[:w], tc[:w]])
     keep = zk > 0
     k = DL.dense_forget(ta, tb, tc, zk, w)

@@ -250,11 +250,11 @@ def dense_merge(ca, cb, cc, cz, nc, na, nb, ncc, k, off, n, block):
 
 @numba.njit(cache=True)
 def localise(ta, tb, tc, nc, nvar):
-    """Compress the pairs the list uses.
+    """Compress the pairs the list uses, in place.
 
-    Returns ``(used, la, lb, lc)``: the sorted global positions of the pairs that occur
-    in the first ``nc`` constraints, and those constraints in local positions (side
-    bits kept).
+    Returns ``used``: the sorted global positions of the pairs that occur in the first
+    ``nc`` constraints, whose ``ta, tb, tc`` are overwritten with their local positions
+    (side bits kept; :func:`globalise` restores them).
     """
     mark = np.zeros(nvar, dtype=np.int32)
     for t in range(nc):
@@ -272,27 +272,20 @@ def localise(ta, tb, tc, nc, nvar):
     for p in range(nvar):
         if mark[p] >= 0:
             used[mark[p]] = p
-    la = np.empty(nc, dtype=np.int32)
-    lb = np.empty(nc, dtype=np.int32)
-    lc = np.empty(nc, dtype=np.int32)
     for t in range(nc):
-        la[t] = mark[ta[t]]
-        lb[t] = mark[tb[t]]
-        lc[t] = mark[tc[t] & _MASK] | (tc[t] & ~_MASK)
-    return used, la, lb, lc
+        ta[t] = mark[ta[t]]
+        tb[t] = mark[tb[t]]
+        tc[t] = mark[tc[t] & _MASK] | (tc[t] & ~_MASK)
+    return used
 
 
 @numba.njit(cache=True)
-def globalise(used, la, lb, lc, nc):
-    """Inverse of :func:`localise` for the first ``nc`` constraints."""
-    ta = np.empty(nc, dtype=np.int32)
-    tb = np.empty(nc, dtype=np.int32)
-    tc = np.empty(nc, dtype=np.int32)
+def globalise(used, ta, tb, tc, nc):
+    """Inverse of :func:`localise` for the first ``nc`` constraints, in place."""
     for t in range(nc):
-        ta[t] = used[la[t]]
-        tb[t] = used[lb[t]]
-        tc[t] = used[lc[t] & _MASK] | (lc[t] & ~_MASK)
-    return ta, tb, tc
+        ta[t] = used[ta[t]]
+        tb[t] = used[tb[t]]
+        tc[t] = used[tc[t] & _MASK] | (tc[t] & ~_MASK)
 
 
 @numba.njit(fastmath=_FM, cache=True, boundscheck=False)

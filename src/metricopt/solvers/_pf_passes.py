@@ -79,7 +79,9 @@ def dense_passes(st, active, k_max, budget, deadline, recentre_every=0):
 
     if active.nc == 0:
         return active, 0, 0.0
-    used, la, lb, lc = localise(active.ta, active.tb, active.tc, active.nc, st.nvar)
+    # the list is consumed: its positions become local ones in place (no copy of the
+    # list's 20 bytes a row: 18.9 million rows after ca-HepPh's first call)
+    used = localise(active.ta, active.tb, active.tc, active.nc, st.nvar)
     # the pairs of the list, gathered: a state of their own (no sum row among them)
     sub = dataclasses.replace(
         st, sum_value=None, z_pair=np.ascontiguousarray(st.z_pair[:, used]), shift_x=None,
@@ -90,7 +92,7 @@ def dense_passes(st, active, k_max, budget, deadline, recentre_every=0):
     every = recentre_every if st.shift_x is not None else 0
     if every:  # the centre of the listed pairs moves with them
         sub.shift_x, sub.shift_f = st.shift_x[used], st.shift_f[used]
-    lst = O.TriangleList(la, lb, lc, active.z[: active.nc].copy(), active.nc)
+    lst = active
     scale = max(1.0, float(np.max(np.abs(sub.x))))
     smax_all = 0.0
     work = 0.0
@@ -115,8 +117,11 @@ def dense_passes(st, active, k_max, budget, deadline, recentre_every=0):
     st.z_pair[:, used] = sub.z_pair
     if every:
         st.shift_x[used], st.shift_f[used] = sub.shift_x, sub.shift_f
-    ta, tb, tc = globalise(used, lst.ta, lst.tb, lst.tc, lst.nc)
-    return O.TriangleList(ta, tb, tc, lst.z[: lst.nc].copy(), lst.nc), p, smax_all
+    globalise(used, lst.ta, lst.tb, lst.tc, lst.nc)
+    # the rows kept, in arrays of their size (forgetting left the rest unused)
+    k = lst.nc
+    return O.TriangleList(*(a[:k].copy() for a in (lst.ta, lst.tb, lst.tc, lst.z)), k), p, \
+        smax_all
 
 
 def list_passes(st, active, k, budget, deadline):
