@@ -20,7 +20,7 @@ from ..problems._support_scan import table_find
 
 __all__ = ["row_keys", "list_keys", "keyed_merge", "reference_merge", "missing_pairs",
            "row_positions", "distinct_sorted", "positions_part", "missing_keys",
-           "complete_part", "sorted_distinct"]
+           "complete_part"]
 
 _SHIFT = 29
 _MASK = (1 << _SHIFT) - 1
@@ -152,27 +152,6 @@ def complete_part(keys, n, tk, tv, lo, hi, ta, tb, tc):
         if tc[t] < 0:
             tc[t] = table_find(tk, tv, b * n + c)
         tc[t] |= np.int32(side) << _SHIFT
-
-
-@numba.njit(cache=True)
-def sorted_distinct(ta, tb, tc, key, order):
-    """The rows in ``order`` (keys ascending), each key once."""
-    r = order.shape[0]
-    oa = np.empty(r, dtype=np.int32)
-    ob = np.empty(r, dtype=np.int32)
-    oc = np.empty(r, dtype=np.int32)
-    ok = np.empty(r, dtype=np.int64)
-    m = 0
-    for t in range(r):
-        q = order[t]
-        if m > 0 and key[q] == ok[m - 1]:
-            continue
-        oa[m] = ta[q]
-        ob[m] = tb[q]
-        oc[m] = tc[q]
-        ok[m] = key[q]
-        m += 1
-    return oa[:m], ob[:m], oc[:m], ok[:m]
 
 
 @numba.njit(cache=True)

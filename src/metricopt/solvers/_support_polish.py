@@ -14,9 +14,11 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from ..problems._support_scan import scan_support, support_neighbours, table_lookup
+from .._threads import thread_count
+from ..problems._support_scan import support_neighbours, table_lookup
 from ..problems.support import SupportPoint
 from ._support_kernels import row_keys
+from ._support_local import LocalSupportScan
 
 __all__ = ["SupportSpace"]
 
@@ -99,11 +101,10 @@ class _SupportSeparator:
         n, bulk = st.n, float(st.bulk.value)
         vals = x.values
         csr = support_neighbours(st.pi, st.pj, vals, n, bulk)
-        none = np.empty((0, 4), dtype=np.int32)
-        count, worst = scan_support(st.pi, st.pj, vals, n, bulk, *st.table, *csr, self.tol,
-                                    none)
-        rows = np.empty((count, 4), dtype=np.int32)
-        scan_support(st.pi, st.pj, vals, n, bulk, *st.table, *csr, self.tol, rows)
+        # the run's scan on the threads (the serial scan's rows, in its order)
+        rows, worst = LocalSupportScan(thread_count())(st.pi, st.pj, vals, n, bulk, st.table,
+                                                       csr, self.tol)
+        count = rows.shape[0]
         rows = rows.astype(np.int64)
         a, b, c, side = rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3]
         pair_key = np.stack([a * n + b, a * n + c, b * n + c], axis=1)
